@@ -1,0 +1,407 @@
+//===- SpectralFolds.cpp - folds of the spectral dialect ------------------===//
+//
+// Algebraic identities (x + 0, neg(neg x), ifft(fft x), ...) and constant
+// folding of pointwise ops. Constant folding computes in double / complex
+// double and rounds to the result's element type; it runs when every operand
+// is a splat, or when the result has at most kMaxFoldedElements elements.
+//
+//===----------------------------------------------------------------------===//
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <cmath>
+#include <complex>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::spectral;
+
+namespace {
+
+using Num = std::complex<double>;
+
+/// Constant folding beyond this many result elements is left to the runtime.
+constexpr int64_t kMaxFoldedElements = 4096;
+
+/// Integers are folded only while double holds them exactly.
+constexpr double kMaxExactInteger = 9007199254740992.0; // 2^53
+
+/// The elements of a dense constant as complex doubles (one when splat).
+std::optional<SmallVector<Num>> readElements(Attribute attr) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense)
+    return std::nullopt;
+  Type element = dense.getElementType();
+  int64_t count = dense.isSplat() ? 1 : dense.getNumElements();
+  SmallVector<Num> out;
+  out.reserve(count);
+  if (isa<FloatType>(element)) {
+    auto values = dense.getValues<APFloat>();
+    for (int64_t i = 0; i < count; ++i)
+      out.emplace_back(values[i].convertToDouble(), 0.0);
+  } else if (isa<ComplexType>(element)) {
+    auto values = dense.getValues<std::complex<APFloat>>();
+    for (int64_t i = 0; i < count; ++i) {
+      std::complex<APFloat> v = values[i];
+      out.emplace_back(v.real().convertToDouble(), v.imag().convertToDouble());
+    }
+  } else if (auto integer = dyn_cast<IntegerType>(element)) {
+    auto values = dense.getValues<APInt>();
+    for (int64_t i = 0; i < count; ++i) {
+      double v = integer.getWidth() == 1
+                     ? (double)values[i].getZExtValue()
+                     : (double)values[i].getSExtValue();
+      if (std::abs(v) >= kMaxExactInteger)
+        return std::nullopt;
+      out.emplace_back(v, 0.0);
+    }
+  } else {
+    return std::nullopt;
+  }
+  return out;
+}
+
+APFloat toFloat(double value, Type type) {
+  APFloat result(value);
+  bool lost = false;
+  result.convert(cast<FloatType>(type).getFloatSemantics(),
+                 APFloat::rmNearestTiesToEven, &lost);
+  return result;
+}
+
+/// A dense attribute of `type` from complex doubles (one value = splat).
+Attribute writeElements(RankedTensorType type, ArrayRef<Num> values) {
+  Type element = type.getElementType();
+  if (auto complex = dyn_cast<ComplexType>(element)) {
+    SmallVector<std::complex<APFloat>> out;
+    for (Num v : values)
+      out.emplace_back(toFloat(v.real(), complex.getElementType()),
+                       toFloat(v.imag(), complex.getElementType()));
+    return DenseElementsAttr::get(type, out);
+  }
+  if (isa<FloatType>(element)) {
+    SmallVector<APFloat> out;
+    for (Num v : values)
+      out.push_back(toFloat(v.real(), element));
+    return DenseElementsAttr::get(type, out);
+  }
+  auto integer = cast<IntegerType>(element);
+  SmallVector<APInt> out;
+  for (Num v : values)
+    out.emplace_back(integer.getWidth(), (int64_t)std::trunc(v.real()),
+                     /*isSigned=*/integer.getWidth() > 1);
+  return DenseElementsAttr::get(type, out);
+}
+
+/// Flat index into an operand of `shape` broadcast to `resultShape`.
+int64_t broadcastSource(ArrayRef<int64_t> resultShape, ArrayRef<int64_t> shape,
+                        int64_t flat) {
+  int64_t source = 0, stride = 1;
+  for (int64_t r = resultShape.size() - 1, s = shape.size() - 1; s >= 0; --r, --s) {
+    int64_t coordinate = flat % resultShape[r];
+    flat /= resultShape[r];
+    if (shape[s] != 1)
+      source += coordinate * stride;
+    stride *= shape[s];
+  }
+  return source;
+}
+
+/// The element function of a pointwise op; `element` is the result's element
+/// type. Returns nothing to refuse (for instance an integer division by 0).
+using ElementFn = function_ref<std::optional<Num>(ArrayRef<Num>, Type element)>;
+
+/// Folds a pointwise op whose operands are all constants.
+Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
+                        ElementFn fn) {
+  auto type = dyn_cast<RankedTensorType>(resultType);
+  if (!type || !type.hasStaticShape())
+    return {};
+  SmallVector<SmallVector<Num>> inputs;
+  SmallVector<ArrayRef<int64_t>> shapes;
+  bool allSplat = true;
+  for (Attribute attr : operands) {
+    std::optional<SmallVector<Num>> values = readElements(attr);
+    if (!values)
+      return {};
+    auto dense = cast<DenseElementsAttr>(attr);
+    allSplat &= dense.isSplat();
+    shapes.push_back(dense.getType().getShape());
+    inputs.push_back(std::move(*values));
+  }
+  int64_t count = allSplat ? 1 : type.getNumElements();
+  if (count > kMaxFoldedElements)
+    return {};
+  SmallVector<Num> out, args(inputs.size());
+  for (int64_t i = 0; i < count; ++i) {
+    for (size_t k = 0; k < inputs.size(); ++k)
+      args[k] = inputs[k].size() == 1
+                    ? inputs[k][0]
+                    : inputs[k][broadcastSource(type.getShape(), shapes[k], i)];
+    std::optional<Num> value = fn(args, type.getElementType());
+    if (!value)
+      return {};
+    out.push_back(*value);
+  }
+  return writeElements(type, out);
+}
+
+/// True when `attr` is a constant whose every element equals `value`.
+bool isSplatOf(Attribute attr, double value) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(attr);
+  if (!dense || !dense.isSplat())
+    return false;
+  std::optional<SmallVector<Num>> values = readElements(dense);
+  return values && (*values)[0] == Num(value, 0.0);
+}
+
+bool isIntegerElement(Type element) { return isa<IntegerType>(element); }
+
+/// Same axes, in any order.
+bool sameAxes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  SmallVector<int64_t> x(a), y(b);
+  llvm::sort(x);
+  llvm::sort(y);
+  return x == y;
+}
+
+/// A unary element function that ignores the result element type.
+template <typename F>
+Attribute foldUnary(Attribute operand, Type resultType, F f) {
+  return foldPointwise({operand}, resultType,
+                       [&](ArrayRef<Num> a, Type) -> std::optional<Num> {
+                         return f(a[0]);
+                       });
+}
+
+} // namespace
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Unary pointwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getX().getDefiningOp<NegOp>())
+    return inner.getX();
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return -x; });
+}
+
+OpFoldResult ConjOp::fold(FoldAdaptor adaptor) {
+  if (auto inner = getX().getDefiningOp<ConjOp>())
+    return inner.getX();
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return std::conj(x); });
+}
+
+OpFoldResult ExpOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return std::exp(x); });
+}
+
+OpFoldResult LogOp::fold(FoldAdaptor adaptor) {
+  bool real = !isa<ComplexType>(getElementTypeOrSelf(getType()));
+  return foldUnary(adaptor.getX(), getType(), [&](Num x) {
+    return real ? Num(std::log(x.real())) : std::log(x);
+  });
+}
+
+OpFoldResult SqrtOp::fold(FoldAdaptor adaptor) {
+  bool real = !isa<ComplexType>(getElementTypeOrSelf(getType()));
+  return foldUnary(adaptor.getX(), getType(), [&](Num x) {
+    return real ? Num(std::sqrt(x.real())) : std::sqrt(x);
+  });
+}
+
+OpFoldResult TanhOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return std::tanh(x); });
+}
+
+OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(),
+                   [](Num x) { return Num(x.real() > 0 ? x.real() : 0.0); });
+}
+
+OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(), [](Num x) {
+    return Num(0.5 * x.real() * (1.0 + std::erf(x.real() / std::sqrt(2.0))));
+  });
+}
+
+OpFoldResult SigmoidOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(),
+                   [](Num x) { return Num(1.0 / (1.0 + std::exp(-x.real()))); });
+}
+
+OpFoldResult AbsOp::fold(FoldAdaptor adaptor) {
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return Num(std::abs(x)); });
+}
+
+OpFoldResult RealOp::fold(FoldAdaptor adaptor) {
+  if (auto complex = getX().getDefiningOp<ComplexOp>())
+    if (complex.getLhs().getType() == getType())
+      return complex.getLhs();
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return Num(x.real()); });
+}
+
+OpFoldResult ImagOp::fold(FoldAdaptor adaptor) {
+  if (auto complex = getX().getDefiningOp<ComplexOp>())
+    if (complex.getRhs().getType() == getType())
+      return complex.getRhs();
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return Num(x.imag()); });
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  return foldUnary(adaptor.getX(), getType(), [](Num x) { return x; });
+}
+
+//===----------------------------------------------------------------------===//
+// Binary pointwise
+//===----------------------------------------------------------------------===//
+
+OpFoldResult AddOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0) && getLhs().getType() == getType())
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 0) && getRhs().getType() == getType())
+    return getRhs();
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [](ArrayRef<Num> a, Type) -> std::optional<Num> {
+                         return a[0] + a[1];
+                       });
+}
+
+OpFoldResult SubOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 0) && getLhs().getType() == getType())
+    return getLhs();
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [](ArrayRef<Num> a, Type) -> std::optional<Num> {
+                         return a[0] - a[1];
+                       });
+}
+
+OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1) && getLhs().getType() == getType())
+    return getLhs();
+  if (isSplatOf(adaptor.getLhs(), 1) && getRhs().getType() == getType())
+    return getRhs();
+  // x * 0 = 0 for reals and integers (the NaN and infinity cases of IEEE are
+  // given up, as in fast-math); complex products are left alone.
+  if (!isa<ComplexType>(getElementTypeOrSelf(getType())))
+    for (Attribute operand : adaptor.getOperands())
+      if (isSplatOf(operand, 0))
+        return DenseElementsAttr::get(
+            cast<ShapedType>(getType()),
+            cast<DenseElementsAttr>(operand).getSplatValue<Attribute>());
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [](ArrayRef<Num> a, Type) -> std::optional<Num> {
+                         return a[0] * a[1];
+                       });
+}
+
+OpFoldResult DivOp::fold(FoldAdaptor adaptor) {
+  if (isSplatOf(adaptor.getRhs(), 1) && getLhs().getType() == getType())
+    return getLhs();
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [](ArrayRef<Num> a, Type element) -> std::optional<Num> {
+                         if (!isIntegerElement(element))
+                           return a[0] / a[1];
+                         if (a[1] == Num(0))
+                           return std::nullopt;
+                         return Num(std::trunc(a[0].real() / a[1].real()));
+                       });
+}
+
+OpFoldResult ComplexOp::fold(FoldAdaptor adaptor) {
+  return foldPointwise(adaptor.getOperands(), getType(),
+                       [](ArrayRef<Num> a, Type) -> std::optional<Num> {
+                         return Num(a[0].real(), a[1].real());
+                       });
+}
+
+//===----------------------------------------------------------------------===//
+// Transforms: a transform followed by its inverse is the identity
+//===----------------------------------------------------------------------===//
+
+template <typename Inner, typename Outer>
+static Value foldInversePair(Outer outer) {
+  auto inner = outer.getX().template getDefiningOp<Inner>();
+  if (!inner || !sameAxes(inner.getAxes(), outer.getAxes()) ||
+      inner.getNorm() != outer.getNorm() ||
+      inner.getX().getType() != outer.getType())
+    return {};
+  return inner.getX();
+}
+
+OpFoldResult FftOp::fold(FoldAdaptor) { return foldInversePair<IfftOp>(*this); }
+OpFoldResult IfftOp::fold(FoldAdaptor) { return foldInversePair<FftOp>(*this); }
+
+OpFoldResult IrfftOp::fold(FoldAdaptor) {
+  // Same axes with the real length equal to the original one: the result type
+  // check inside foldInversePair covers the length.
+  return foldInversePair<RfftOp>(*this);
+}
+
+OpFoldResult DctOp::fold(FoldAdaptor) {
+  if (auto inner = getX().getDefiningOp<IdctOp>())
+    if (inner.getDctType() == getDctType())
+      return foldInversePair<IdctOp>(*this);
+  return {};
+}
+
+OpFoldResult IdctOp::fold(FoldAdaptor) {
+  if (auto inner = getX().getDefiningOp<DctOp>())
+    if (inner.getDctType() == getDctType())
+      return foldInversePair<DctOp>(*this);
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Shape
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ReshapeOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  if (auto inner = getX().getDefiningOp<ReshapeOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
+    return dense.reshape(getType());
+  return {};
+}
+
+OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
+  ArrayRef<int64_t> perm = getPerm();
+  if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size())))
+    return getX();
+  if (auto inner = getX().getDefiningOp<TransposeOp>()) {
+    // result dim i = inner dim perm[i] = source dim innerPerm[perm[i]].
+    SmallVector<int64_t> composed;
+    for (int64_t p : perm)
+      composed.push_back(inner.getPerm()[p]);
+    setPerm(composed);
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
+    if (dense.isSplat())
+      return DenseElementsAttr::get(cast<ShapedType>(getType()),
+                                    dense.getSplatValue<Attribute>());
+  return {};
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getX().getType() == getType())
+    return getX();
+  if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
+    if (dense.isSplat())
+      return DenseElementsAttr::get(cast<ShapedType>(getType()),
+                                    dense.getSplatValue<Attribute>());
+  return {};
+}

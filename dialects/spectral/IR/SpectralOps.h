@@ -1,0 +1,31 @@
+//===- SpectralOps.h - spectral dialect operations --------------*- C++ -*-===//
+#pragma once
+
+#include "dialects/spectral/IR/SpectralDialect.h"
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "dialects/spectral/IR/SpectralEnums.h.inc"
+
+#define GET_OP_CLASSES
+#include "dialects/spectral/IR/SpectralOps.h.inc"
+
+namespace mlir::spectral {
+
+/// numpy broadcasting of two shapes; failure when a dim pair is neither equal
+/// nor 1.
+FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
+                                                ArrayRef<int64_t> b);
+
+/// f32 for f32 and complex<f32>, f64 for f64 and complex<f64>; ints unchanged.
+Type realElementType(Type element);
+
+/// complex<t> for a real t; complex types unchanged.
+Type complexElementType(Type element);
+
+} // namespace mlir::spectral

@@ -1,0 +1,18 @@
+# lit configuration for Spectral: FileCheck tests of IR and tool output.
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "Spectral"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.spectral_obj_root)
+
+llvm_config.use_default_substitutions()
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.add_tool_substitutions(
+    ["spectral-opt", "spectral-run"], [config.spectral_tools_dir]
+)
