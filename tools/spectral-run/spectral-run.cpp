@@ -1,0 +1,285 @@
+//===- spectral-run.cpp - run a spectral graph on .npy inputs -------------===//
+//
+// spectral-run FILE.mlir --function=NAME --input=@a.npy ... --output=@o.npy
+// Runs the function with the reference evaluator (double precision).
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Reference/Evaluator.h"
+#include "dialects/spectral/IR/SpectralDialect.h"
+#include "runtime/tensor/npy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <random>
+
+using namespace mlir;
+using ::spectral::NpyArray;
+using ::spectral::NpyDtype;
+using ::spectral::reference::ElementKind;
+using ::spectral::reference::Tensor;
+
+namespace {
+
+llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
+                                     llvm::cl::desc("<graph.mlir>"),
+                                     llvm::cl::Required);
+llvm::cl::opt<std::string> functionName("function",
+                                        llvm::cl::desc("function to run"),
+                                        llvm::cl::init("main"));
+llvm::cl::list<std::string>
+    inputs("input", llvm::cl::desc("@FILE.npy for the next argument, in order"));
+llvm::cl::list<std::string>
+    outputs("output", llvm::cl::desc("@FILE.npy for the next result, in order; "
+                                     "without it results are printed"));
+llvm::cl::opt<bool> randomInputs(
+    "random-inputs",
+    llvm::cl::desc("fill arguments not given by --input: floats and complex "
+                   "parts uniform in [-1, 1), integers in [0, 10)"));
+llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("seed for --random-inputs"),
+                             llvm::cl::init(0));
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "spectral-run: error: " << message << "\n";
+  return 1;
+}
+
+std::optional<NpyDtype> dtypeOf(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::I1: return NpyDtype::kBool;
+  case ElementKind::I32: return NpyDtype::kInt32;
+  case ElementKind::I64: return NpyDtype::kInt64;
+  case ElementKind::F32: return NpyDtype::kFloat32;
+  case ElementKind::F64: return NpyDtype::kFloat64;
+  case ElementKind::C64: return NpyDtype::kComplex64;
+  case ElementKind::C128: return NpyDtype::kComplex128;
+  }
+  return std::nullopt;
+}
+
+template <typename T> T load(const uint8_t *p) {
+  T value;
+  std::memcpy(&value, p, sizeof(T));
+  return value;
+}
+
+template <typename T> void store(uint8_t *p, T value) {
+  std::memcpy(p, &value, sizeof(T));
+}
+
+Tensor fromNpy(const NpyArray &array, ElementKind kind) {
+  Tensor t{kind, array.shape, {}};
+  int size = ::spectral::npy_dtype_size(array.dtype);
+  for (int64_t i = 0; i < array.element_count(); ++i) {
+    const uint8_t *p = array.bytes.data() + i * size;
+    std::complex<double> v;
+    switch (array.dtype) {
+    case NpyDtype::kBool: v = p[0] ? 1.0 : 0.0; break;
+    case NpyDtype::kInt32: v = double(load<int32_t>(p)); break;
+    case NpyDtype::kInt64: v = double(load<int64_t>(p)); break;
+    case NpyDtype::kFloat32: v = double(load<float>(p)); break;
+    case NpyDtype::kFloat64: v = load<double>(p); break;
+    case NpyDtype::kComplex64: v = {load<float>(p), load<float>(p + 4)}; break;
+    case NpyDtype::kComplex128: v = {load<double>(p), load<double>(p + 8)}; break;
+    }
+    t.data.push_back(v);
+  }
+  return t;
+}
+
+NpyArray toNpy(const Tensor &t) {
+  NpyArray array;
+  array.dtype = *dtypeOf(t.kind);
+  array.shape = t.shape;
+  int size = ::spectral::npy_dtype_size(array.dtype);
+  array.bytes.resize(t.data.size() * size);
+  for (size_t i = 0; i < t.data.size(); ++i) {
+    uint8_t *p = array.bytes.data() + i * size;
+    std::complex<double> v = t.data[i];
+    switch (array.dtype) {
+    case NpyDtype::kBool: p[0] = v.real() != 0; break;
+    case NpyDtype::kInt32: store(p, int32_t(v.real())); break;
+    case NpyDtype::kInt64: store(p, int64_t(v.real())); break;
+    case NpyDtype::kFloat32: store(p, float(v.real())); break;
+    case NpyDtype::kFloat64: store(p, v.real()); break;
+    case NpyDtype::kComplex64:
+      store(p, float(v.real()));
+      store(p + 4, float(v.imag()));
+      break;
+    case NpyDtype::kComplex128:
+      store(p, v.real());
+      store(p + 8, v.imag());
+      break;
+    }
+  }
+  return array;
+}
+
+/// Random values for an argument of `type`.
+llvm::Expected<Tensor> randomTensor(RankedTensorType type, std::mt19937_64 &rng) {
+  llvm::Expected<ElementKind> kind =
+      ::spectral::reference::elementKindOf(type.getElementType());
+  if (!kind)
+    return kind.takeError();
+  if (type.getNumElements() > ::spectral::reference::kMaxReferenceElements)
+    return llvm::createStringError("too many elements for the reference evaluator");
+  Tensor t{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
+  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  std::uniform_int_distribution<int> integer(0, 9);
+  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+    if (::spectral::reference::isIntegerKind(*kind))
+      t.data.emplace_back(*kind == ElementKind::I1 ? integer(rng) % 2 : integer(rng));
+    else if (::spectral::reference::isComplexKind(*kind))
+      t.data.emplace_back(real(rng), real(rng));
+    else
+      t.data.emplace_back(real(rng));
+  }
+  return t;
+}
+
+void printScalar(llvm::raw_ostream &os, ElementKind kind, std::complex<double> v) {
+  if (kind == ElementKind::I1)
+    os << (v.real() != 0 ? "True" : "False");
+  else if (::spectral::reference::isIntegerKind(kind))
+    os << int64_t(v.real());
+  else if (::spectral::reference::isComplexKind(kind))
+    os << llvm::format("%.6g%+.6gj", v.real(), v.imag());
+  else
+    os << llvm::format("%.6g", v.real());
+}
+
+/// numpy-like nested lists; long dims show their first and last 3 entries.
+void printNested(llvm::raw_ostream &os, const Tensor &t, size_t dim,
+                 int64_t offset, int64_t stride, bool summarize) {
+  if (dim == t.shape.size()) {
+    printScalar(os, t.kind, t.data[offset]);
+    return;
+  }
+  int64_t n = t.shape[dim], inner = stride / std::max<int64_t>(n, 1);
+  os << "[";
+  std::string separator =
+      dim + 1 == t.shape.size() ? ", " : ",\n" + std::string(dim + 1, ' ');
+  for (int64_t i = 0; i < n; ++i) {
+    if (i)
+      os << separator;
+    if (summarize && n > 6 && i == 3) {
+      os << "..." << separator;
+      i = n - 3;
+    }
+    printNested(os, t, dim + 1, offset + i * inner, inner, summarize);
+  }
+  os << "]";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "spectral-run: run a function of a spectral graph on .npy inputs\n\n"
+      "  spectral-run graph.mlir --function=main --input=@x.npy "
+      "--output=@y.npy\n  spectral-run graph.mlir --random-inputs --seed=1\n");
+
+  DialectRegistry registry;
+  registry.insert<mlir::spectral::SpectralDialect, func::FuncDialect,
+                  arith::ArithDialect>();
+  MLIRContext context(registry);
+  llvm::SourceMgr sourceMgr;
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  std::string error;
+  auto file = openInputFile(inputFile, &error);
+  if (!file)
+    return fail(error);
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module)
+    return 1; // the parser reported file:line:col
+  auto function = module->lookupSymbol<func::FuncOp>(functionName);
+  if (!function) {
+    std::string names;
+    module->walk([&](func::FuncOp f) { names += " @" + f.getSymName().str(); });
+    return fail(inputFile + " has no function @" + functionName +
+                " (it has:" + (names.empty() ? " none" : names) + ")");
+  }
+
+  auto argumentTypes = function.getArgumentTypes();
+  if (inputs.size() > argumentTypes.size() ||
+      (inputs.size() < argumentTypes.size() && !randomInputs))
+    return fail("@" + functionName + " takes " +
+                llvm::Twine(argumentTypes.size()) + " arguments but " +
+                llvm::Twine(inputs.size()) + " --input were given" +
+                (randomInputs ? "" : " (or use --random-inputs)"));
+  std::vector<Tensor> arguments;
+  std::mt19937_64 rng(seed);
+  for (size_t i = 0; i < argumentTypes.size(); ++i) {
+    std::string what = "argument #" + std::to_string(i);
+    auto type = dyn_cast<RankedTensorType>(argumentTypes[i]);
+    if (!type || !type.hasStaticShape())
+      return fail(what + " of @" + functionName + " is not a static tensor");
+    if (i >= inputs.size()) {
+      llvm::Expected<Tensor> t = randomTensor(type, rng);
+      if (!t)
+        return fail(what + ": " + llvm::toString(t.takeError()));
+      arguments.push_back(std::move(*t));
+      continue;
+    }
+    if (inputs[i].empty() || inputs[i][0] != '@')
+      return fail("--input=" + inputs[i] + " for " + what +
+                  ": expected @FILE.npy");
+    NpyArray array;
+    if (!::spectral::read_npy(inputs[i].substr(1), &array, &error))
+      return fail(what + ": " + error);
+    llvm::Expected<ElementKind> kind =
+        ::spectral::reference::elementKindOf(type.getElementType());
+    if (!kind)
+      return fail(what + ": " + llvm::toString(kind.takeError()));
+    if (array.dtype != *dtypeOf(*kind) ||
+        llvm::ArrayRef<int64_t>(array.shape) != type.getShape()) {
+      Tensor expected{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
+      std::string shape;
+      for (int64_t d : array.shape)
+        shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+      return fail(what + " must be " + expected.typeString() + " (numpy " +
+                  ::spectral::npy_dtype_name(*dtypeOf(*kind)) + "), but " +
+                  inputs[i].substr(1) + " holds " +
+                  ::spectral::npy_dtype_name(array.dtype) + " of shape (" + shape +
+                  ")");
+    }
+    arguments.push_back(fromNpy(array, *kind));
+  }
+
+  llvm::Expected<std::vector<Tensor>> results =
+      ::spectral::reference::evaluate(function, arguments);
+  if (!results)
+    return fail(llvm::toString(results.takeError()));
+
+  if (!outputs.empty() && outputs.size() != results->size())
+    return fail("@" + functionName + " returns " + llvm::Twine(results->size()) +
+                " results but " + llvm::Twine(outputs.size()) +
+                " --output were given");
+  for (size_t i = 0; i < results->size(); ++i) {
+    const Tensor &t = (*results)[i];
+    if (outputs.empty()) {
+      llvm::outs() << "result #" << i << ": " << t.typeString() << "\n";
+      printNested(llvm::outs(), t, 0, 0, t.size(), t.size() > 1000);
+      llvm::outs() << "\n";
+      continue;
+    }
+    if (outputs[i].empty() || outputs[i][0] != '@')
+      return fail("--output=" + outputs[i] + ": expected @FILE.npy");
+    if (!::spectral::write_npy(outputs[i].substr(1), toNpy(t), &error))
+      return fail("result #" + llvm::Twine(i) + ": " + error);
+  }
+  return 0;
+}

@@ -295,7 +295,7 @@ public:
   static void TearDownTestSuite() {
     std::printf("worst relative error per check:\n");
     for (const auto &[what, error] : worstErrors())
-      std::printf("  %-20s %.3e\n", what.c_str(), error);
+      std::printf("  %-22s %.3e\n", what.c_str(), error);
   }
 };
 

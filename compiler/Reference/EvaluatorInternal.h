@@ -1,0 +1,44 @@
+//===- EvaluatorInternal.h - op families of the reference evaluator -*- C++ -*-===//
+//
+// Each family returns std::nullopt for ops it does not handle, so evaluate()
+// asks them in turn. Operands arrive in op order; results leave in op order.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "compiler/Reference/Evaluator.h"
+
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace spectral::reference {
+
+using Operands = llvm::ArrayRef<const Tensor *>;
+using Results = llvm::Expected<std::vector<Tensor>>;
+using Complex = std::complex<double>;
+
+/// Zeros shaped like `type` (a static ranked tensor), or an error when it is
+/// too large; `op` locates the error.
+llvm::Expected<Tensor> zerosLike(mlir::Operation *op, mlir::Type type);
+
+/// An error located at `op`: "loc: 'spectral.gather': message".
+llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
+
+/// Row-major strides of `shape`.
+std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
+
+/// The flat index in an operand of `shape`, numpy-broadcast to `resultShape`,
+/// that result element `flat` reads.
+int64_t broadcastIndex(const std::vector<int64_t> &resultShape,
+                       const std::vector<int64_t> &shape, int64_t flat);
+
+/// A result with a single tensor.
+Results single(Tensor tensor);
+
+std::optional<Results> evaluatePointwise(mlir::Operation *op, Operands in);
+std::optional<Results> evaluateShape(mlir::Operation *op, Operands in);
+std::optional<Results> evaluateSpectral(mlir::Operation *op, Operands in);
+std::optional<Results> evaluateTraining(mlir::Operation *op, Operands in);
+
+} // namespace spectral::reference

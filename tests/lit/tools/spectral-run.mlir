@@ -1,0 +1,77 @@
+// spectral-run: printing, .npy round trips, and every user error it reports.
+
+// RUN: spectral-run %s --function=constants | FileCheck %s --check-prefix=PRINT
+// PRINT:      result #0: tensor<2x3xf32>
+// PRINT-NEXT: {{\[}}[1, 2, 3],
+// PRINT-NEXT:  [4, 5, 6]]
+// PRINT-NEXT: result #1: tensor<2xcomplex<f64>>
+// PRINT-NEXT: [1+2j, 0-1.5j]
+// PRINT-NEXT: result #2: tensor<i1>
+// PRINT-NEXT: True
+func.func @constants() -> (tensor<2x3xf32>, tensor<2xcomplex<f64>>, tensor<i1>) {
+  %a = spectral.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %b = spectral.constant dense<[(1.0, 2.0), (0.0, -1.5)]> : tensor<2xcomplex<f64>>
+  %c = spectral.constant dense<true> : tensor<i1>
+  return %a, %b, %c : tensor<2x3xf32>, tensor<2xcomplex<f64>>, tensor<i1>
+}
+
+// Long tensors print their first and last three entries per dim.
+// RUN: spectral-run %s --function=long | FileCheck %s --check-prefix=LONG
+// LONG: result #0: tensor<2000xf32>
+// LONG-NEXT: [1, 1, 1, ..., 1, 1, 1]
+func.func @long() -> tensor<2000xf32> {
+  %a = spectral.constant dense<1.0> : tensor<2000xf32>
+  return %a : tensor<2000xf32>
+}
+
+// Random inputs are reproducible, written to .npy, and read back unchanged.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: spectral-run %s --function=double --random-inputs --seed=3 > %t/printed.txt
+// RUN: spectral-run %s --function=identity --random-inputs --seed=3 --output=@%t/x.npy
+// RUN: spectral-run %s --function=double --input=@%t/x.npy | diff - %t/printed.txt
+func.func @identity(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
+  return %x : tensor<3x4xcomplex<f32>>
+}
+func.func @double(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
+  %y = spectral.add %x, %x : tensor<3x4xcomplex<f32>>, tensor<3x4xcomplex<f32>>
+  return %y : tensor<3x4xcomplex<f32>>
+}
+
+// RUN: not spectral-run %s --function=double --input=@%t/x.npy --input=@%t/x.npy 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=COUNT
+// COUNT: spectral-run: error: @double takes 1 arguments but 2 --input were given
+
+// RUN: not spectral-run %s --function=double 2>&1 | FileCheck %s --check-prefix=MISSING
+// MISSING: @double takes 1 arguments but 0 --input were given (or use --random-inputs)
+
+// RUN: not spectral-run %s --function=double --input=%t/x.npy 2>&1 | FileCheck %s --check-prefix=AT
+// AT: --input={{.*}}x.npy for argument #0: expected @FILE.npy
+
+// RUN: not spectral-run %s --function=wide --input=@%t/x.npy 2>&1 | FileCheck %s --check-prefix=DTYPE
+// DTYPE: argument #0 must be tensor<3x4xcomplex<f64>> (numpy complex128), but {{.*}}x.npy holds complex64 of shape (3, 4)
+func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
+  return %x : tensor<3x4xcomplex<f64>>
+}
+
+// RUN: not spectral-run %s --function=double --input=@%t/nothing.npy 2>&1 | FileCheck %s --check-prefix=NOFILE
+// NOFILE: argument #0: {{.*}}nothing.npy: {{.*}}No such file or directory
+
+// RUN: not spectral-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range)
+
+// RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=OUTS
+// OUTS: @double returns 1 results but 2 --output were given
+
+// Errors at run time name the op and its location.
+// RUN: not spectral-run %s --function=out_of_range 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: spectral-run.mlir:[[@LINE+4]]:{{[0-9]+}}: 'spectral.gather': index 9 is out of range [0, 4)
+func.func @out_of_range() -> tensor<1xf32> {
+  %x = spectral.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %i = spectral.constant dense<[9]> : tensor<1xi64>
+  %y = spectral.gather %x[%i] : tensor<4xf32>, tensor<1xi64>
+  return %y : tensor<1xf32>
+}
+
+// RUN: not spectral-run %S/Inputs/bad-syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX
+// SYNTAX: bad-syntax.mlir:3:{{[0-9]+}}: error:
