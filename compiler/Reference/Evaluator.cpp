@@ -72,6 +72,15 @@ llvm::Error checkMatches(const Tensor &tensor, Type type, const std::string &wha
     return llvm::createStringError(what + " must be " + expected.typeString() +
                                    ", got " + tensor.typeString());
   }
+  // Ops index `data` by the shape: a shorter vector would be read past its end.
+  int64_t count = 1;
+  bool overflow = false;
+  for (int64_t d : shape)
+    overflow |= __builtin_mul_overflow(count, d, &count);
+  if (overflow || tensor.size() != count)
+    return llvm::createStringError(what + " of type " + tensor.typeString() +
+                                   " has " + std::to_string(tensor.size()) +
+                                   " elements, not " + std::to_string(count));
   return llvm::Error::success();
 }
 

@@ -39,12 +39,16 @@ Results unaryMap(Operation *op, Operands in, const UnaryFn &fn) {
 }
 
 /// Integer division truncates toward zero; division by zero is an error.
+/// Real operands divide as reals: a complex 1 / 0 would be inf + nan*i.
 Results divide(sp::DivOp op, Operands in) {
   bool integer = isIntegerKind(in[0]->kind);
+  bool complex = isComplexKind(in[0]->kind);
   bool byZero = false;
   Results out = broadcastMap(op, in, op.getType(), [&](llvm::ArrayRef<Complex> a) {
-    if (!integer)
+    if (complex)
       return a[0] / a[1];
+    if (!integer)
+      return Complex(a[0].real() / a[1].real());
     if (a[1] == Complex(0.0)) {
       byZero = true;
       return Complex(0.0);
@@ -118,7 +122,7 @@ Complex keep(Complex v, int64_t) { return v; }
 Results softmax(Operation *op, const Tensor &x, int64_t axis, bool log) {
   Tensor out = x;
   int64_t n = x.shape[axis], inner = stridesOf(x.shape)[axis];
-  int64_t outer = n == 0 ? 0 : x.size() / (n * inner);
+  int64_t outer = n * inner == 0 ? 0 : x.size() / (n * inner);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
       auto at = [&](int64_t j) -> Complex & {
@@ -322,7 +326,8 @@ std::optional<Results> evaluateShape(Operation *op, Operands in) {
           return out.takeError();
         int64_t axis = int64_t(c.getAxis());
         int64_t inner = stridesOf(out->shape)[axis];
-        int64_t outer = out->size() / (out->shape[axis] * inner);
+        int64_t slabs = out->shape[axis] * inner;
+        int64_t outer = slabs == 0 ? 0 : out->size() / slabs;
         int64_t offset = 0; // along the axis, in elements of one outer slab
         for (const Tensor *t : in) {
           int64_t slab = t->shape[axis] * inner;

@@ -4,6 +4,7 @@
 // passes that apply to them.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Pipelines/Pipelines.h"
 #include "dialects/spectral/IR/SpectralDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,6 +15,7 @@
 
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
+  spectral::registerPipelines();
   mlir::DialectRegistry registry;
   registry.insert<mlir::spectral::SpectralDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

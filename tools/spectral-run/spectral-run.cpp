@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Reference/Evaluator.h"
-#include "dialects/spectral/IR/SpectralDialect.h"
+#include "dialects/spectral/IR/SpectralOps.h"
 #include "runtime/tensor/npy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -131,12 +131,15 @@ llvm::Expected<Tensor> randomTensor(RankedTensorType type, std::mt19937_64 &rng)
       ::spectral::reference::elementKindOf(type.getElementType());
   if (!kind)
     return kind.takeError();
-  if (type.getNumElements() > ::spectral::reference::kMaxReferenceElements)
-    return llvm::createStringError("too many elements for the reference evaluator");
+  std::optional<int64_t> count = mlir::spectral::checkedElementCount(type.getShape());
+  if (!count || *count > ::spectral::reference::kMaxReferenceElements)
+    return llvm::createStringError("more than " +
+                                   std::to_string(::spectral::reference::kMaxReferenceElements) +
+                                   " elements, too many for the reference evaluator");
   Tensor t{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
   std::uniform_real_distribution<double> real(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(0, 9);
-  for (int64_t i = 0; i < type.getNumElements(); ++i) {
+  for (int64_t i = 0; i < *count; ++i) {
     if (::spectral::reference::isIntegerKind(*kind))
       t.data.emplace_back(*kind == ElementKind::I1 ? integer(rng) % 2 : integer(rng));
     else if (::spectral::reference::isComplexKind(*kind))

@@ -73,7 +73,9 @@ APFloat toFloat(double value, Type type) {
   return result;
 }
 
-/// A dense attribute of `type` from complex doubles (one value = splat).
+/// A dense attribute of `type` from complex doubles (one value = splat), or
+/// nothing when an integer result is not exact in double (or not a number).
+/// Integers wrap to their width; i1 is true for any nonzero value.
 Attribute writeElements(RankedTensorType type, ArrayRef<Num> values) {
   Type element = type.getElementType();
   if (auto complex = dyn_cast<ComplexType>(element)) {
@@ -91,9 +93,15 @@ Attribute writeElements(RankedTensorType type, ArrayRef<Num> values) {
   }
   auto integer = cast<IntegerType>(element);
   SmallVector<APInt> out;
-  for (Num v : values)
-    out.emplace_back(integer.getWidth(), (int64_t)std::trunc(v.real()),
-                     /*isSigned=*/integer.getWidth() > 1);
+  for (Num v : values) {
+    double real = std::trunc(v.real());
+    if (!(std::abs(real) < kMaxExactInteger))
+      return {};
+    if (integer.getWidth() == 1)
+      out.emplace_back(1, real != 0.0);
+    else
+      out.emplace_back(integer.getWidth(), (int64_t)real, /*isSigned=*/true);
+  }
   return DenseElementsAttr::get(type, out);
 }
 
@@ -133,11 +141,12 @@ Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
     shapes.push_back(dense.getType().getShape());
     inputs.push_back(std::move(*values));
   }
-  int64_t count = allSplat ? 1 : type.getNumElements();
-  if (count > kMaxFoldedElements)
+  std::optional<int64_t> count =
+      allSplat ? 1 : checkedElementCount(type.getShape());
+  if (!count || *count > kMaxFoldedElements)
     return {};
   SmallVector<Num> out, args(inputs.size());
-  for (int64_t i = 0; i < count; ++i) {
+  for (int64_t i = 0; i < *count; ++i) {
     for (size_t k = 0; k < inputs.size(); ++k)
       args[k] = inputs[k].size() == 1
                     ? inputs[k][0]

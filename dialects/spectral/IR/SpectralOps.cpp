@@ -3,7 +3,8 @@
 // Checks are written once as functions returning an error message (empty when
 // fine), so inferReturnTypes (which may run without an op) and verify() (which
 // has one) report the same words. Every message names the operand, axis or
-// shape at fault.
+// shape at fault. Longer than most files on purpose: every op family shares
+// the checks at the top; split it by op family if it grows further.
 //
 //===----------------------------------------------------------------------===//
 #include "dialects/spectral/IR/SpectralOps.h"
@@ -59,6 +60,17 @@ FailureOr<RankedTensorType> tensorOf(std::optional<Location> loc, Value value,
     return failure();
   }
   return type;
+}
+
+/// A builder given a generic attribute list may leave out a required
+/// attribute; the parser and verifier catch that before inference, builders do
+/// not, so inference names the attribute instead of reading a null one.
+LogicalResult requireAttributes(std::optional<Location> loc,
+                                ArrayRef<std::pair<Attribute, StringRef>> attrs) {
+  for (auto [attr, name] : attrs)
+    if (!attr)
+      return fail(loc, llvm::formatv("requires attribute '{0}'", name));
+  return success();
 }
 
 /// Axes must be non-empty, distinct and within [0, rank).
@@ -168,6 +180,17 @@ mlir::spectral::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
     out[i] = da == 1 ? db : da;
   }
   return out;
+}
+
+std::optional<int64_t>
+mlir::spectral::checkedElementCount(ArrayRef<int64_t> shape) {
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t count = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(count, d, &count))
+      return std::nullopt;
+  return count;
 }
 
 Type mlir::spectral::realElementType(Type element) {
@@ -283,6 +306,8 @@ LogicalResult IfftOp::verify() {
 LogicalResult RfftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                        Adaptor adaptor,
                                        SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().axes, "axes"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -298,6 +323,9 @@ LogicalResult RfftOp::inferReturnTypes(MLIRContext *, std::optional<Location> lo
 LogicalResult IrfftOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().axes, "axes"},
+                                     {adaptor.getProperties().length, "length"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -340,18 +368,25 @@ LogicalResult TopkModesOp::inferReturnTypes(MLIRContext *ctx,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().k, "k"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
   int64_t k = (int64_t)adaptor.getK();
   bool flat = adaptor.getFlat();
   if (!flat && type->getRank() == 0)
-    return fail(loc, "a 0-d operand has no rows; use 'flat'");
-  int64_t available = flat ? type->getNumElements() : type->getShape().back();
-  if (k < 1 || k > available)
+    return fail(loc, "operand 'x' is 0-d and has no rows; use 'flat'");
+  std::optional<int64_t> available =
+      flat ? checkedElementCount(type->getShape()) : type->getShape().back();
+  if (!available)
+    return fail(loc, llvm::formatv("operand 'x' of shape {0} has more elements "
+                                   "than fit in 64 bits",
+                                   shapeString(type->getShape())));
+  if (k < 1 || k > *available)
     return fail(loc, llvm::formatv("k = {0} must be in [1, {1}], the number of "
                                    "entries {2}",
-                                   k, available, flat ? "in x" : "per row"));
+                                   k, *available, flat ? "in x" : "per row"));
   SmallVector<int64_t> shape{k};
   if (!flat) {
     shape.assign(type->getShape().begin(), type->getShape().end());
@@ -368,7 +403,12 @@ static Check checkSparseLayout(ArrayRef<int64_t> dense, ArrayRef<int64_t> sparse
                                StringRef denseName, StringRef sparseName) {
   if (sparse.size() == 1 && dense.size() != 1)
     return std::nullopt; // flat indices
-  if (sparse.size() != dense.size() || dense.empty())
+  if (dense.empty())
+    return llvm::formatv("operand '{0}' has rank {1}; it must be 1 (flat "
+                         "indices) since '{2}' is 0-d",
+                         sparseName, sparse.size(), denseName)
+        .str();
+  if (sparse.size() != dense.size())
     return llvm::formatv("operand '{0}' has rank {1}; it must be 1 (flat "
                          "indices) or {2}, the rank of '{3}' (per row)",
                          sparseName, sparse.size(), dense.size(), denseName)
@@ -445,7 +485,11 @@ static LogicalResult inferSparseBinary(std::optional<Location> loc,
                                    "'rhs_values' {1} must match",
                                    shapeString(lhs), shapeString(rhs)));
   SmallVector<int64_t> shape(lhs);
-  shape.back() = isUnion ? lhs.back() + rhs.back() : std::min(lhs.back(), rhs.back());
+  if (!isUnion)
+    shape.back() = std::min(lhs.back(), rhs.back());
+  else if (__builtin_add_overflow(lhs.back(), rhs.back(), &shape.back()))
+    return fail(loc, llvm::formatv("capacity {0} + {1} of the sum overflows",
+                                   lhs.back(), rhs.back()));
   results.push_back(RankedTensorType::get(shape, types[0].getElementType()));
   results.push_back(RankedTensorType::get(shape, types[1].getElementType()));
   return success();
@@ -472,6 +516,8 @@ template <typename Op>
 static LogicalResult inferReduce(std::optional<Location> loc,
                                  typename Op::Adaptor adaptor,
                                  SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().axes, "axes"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -522,15 +568,6 @@ LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 // Shape
 //===----------------------------------------------------------------------===//
 
-/// Number of elements, or nothing when it does not fit in int64.
-static std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(count, d, &count))
-      return std::nullopt;
-  return count;
-}
-
 LogicalResult ReshapeOp::verify() {
   auto from = getX().getType(), to = getResult().getType();
   if (from.getElementType() != to.getElementType())
@@ -554,6 +591,8 @@ LogicalResult TransposeOp::inferReturnTypes(MLIRContext *,
                                             std::optional<Location> loc,
                                             Adaptor adaptor,
                                             SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().perm, "perm"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -590,6 +629,9 @@ LogicalResult BroadcastOp::verify() {
 LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                         Adaptor adaptor,
                                         SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().start, "start"},
+                                     {adaptor.getProperties().limit, "limit"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -615,7 +657,8 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
     if (stride[i] < 1)
       return fail(loc, llvm::formatv("dim {0}: stride {1} must be positive", i,
                                      stride[i]));
-    shape.push_back((limit[i] - start[i] + stride[i] - 1) / stride[i]);
+    int64_t extent = limit[i] - start[i];
+    shape.push_back(extent == 0 ? 0 : (extent - 1) / stride[i] + 1);
   }
   results.push_back(RankedTensorType::get(shape, type->getElementType()));
   return success();
@@ -624,6 +667,9 @@ LogicalResult SliceOp::inferReturnTypes(MLIRContext *, std::optional<Location> l
 LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                       Adaptor adaptor,
                                       SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().low, "low"},
+                                     {adaptor.getProperties().high, "high"}})))
+    return failure();
   FailureOr<RankedTensorType> type = tensorOf(loc, adaptor.getX(), "x");
   if (failed(type))
     return failure();
@@ -652,6 +698,8 @@ LogicalResult PadOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
 LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                          Adaptor adaptor,
                                          SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().axis, "axis"}})))
+    return failure();
   if (adaptor.getInputs().empty())
     return fail(loc, "needs at least one input");
   SmallVector<RankedTensorType> types;
@@ -678,7 +726,10 @@ LogicalResult ConcatOp::inferReturnTypes(MLIRContext *, std::optional<Location> 
                                      "input #0 of type {2} outside axis {3}",
                                      i + 1, typeString(type), typeString(first),
                                      axis));
-    shape[axis] += type.getDimSize(axis);
+    if (__builtin_add_overflow(shape[axis], type.getDimSize(axis), &shape[axis]))
+      return fail(loc, llvm::formatv("size along axis {0} overflows at input "
+                                     "#{1}",
+                                     axis, i + 1));
   }
   results.push_back(RankedTensorType::get(shape, first.getElementType()));
   return success();
@@ -827,6 +878,8 @@ LogicalResult ClipGlobalNormOp::inferReturnTypes(MLIRContext *,
                                                  std::optional<Location> loc,
                                                  Adaptor adaptor,
                                                  SmallVectorImpl<Type> &results) {
+  if (failed(requireAttributes(loc, {{adaptor.getProperties().max_norm, "max_norm"}})))
+    return failure();
   if (adaptor.getInputs().empty())
     return fail(loc, "needs at least one input");
   Type real;
@@ -843,8 +896,12 @@ LogicalResult ClipGlobalNormOp::inferReturnTypes(MLIRContext *,
     real = element;
     results.push_back(*type);
   }
-  if (adaptor.getMaxNorm().convertToDouble() <= 0)
-    return fail(loc, "max_norm must be positive");
+  double maxNorm = adaptor.getMaxNorm().convertToDouble();
+  if (!(maxNorm > 0)) {
+    std::string message = "'max_norm' must be positive, got ";
+    llvm::raw_string_ostream(message) << maxNorm;
+    return fail(loc, message);
+  }
   results.push_back(RankedTensorType::get({}, real));
   return success();
 }

@@ -10,6 +10,8 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+
 #include "dialects/spectral/IR/SpectralEnums.h.inc"
 
 #define GET_OP_CLASSES
@@ -21,6 +23,9 @@ namespace mlir::spectral {
 /// nor 1.
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b);
+
+/// Number of elements of `shape`, or nothing when it does not fit in int64.
+std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape);
 
 /// f32 for f32 and complex<f32>, f64 for f64 and complex<f64>; ints unchanged.
 Type realElementType(Type element);

@@ -1,4 +1,5 @@
-// Every verifier and result type inference message of the spectral dialect.
+// Every verifier and result type inference message of the spectral dialect,
+// one case each (hence the length), in the order of SpectralOps.td.
 // RUN: spectral-opt %s -split-input-file -verify-diagnostics
 
 //===----------------------------------------------------------------------===//
@@ -301,7 +302,7 @@ func.func @idct_zero_length(%x: tensor<0xf64>) {
 //===----------------------------------------------------------------------===//
 
 func.func @topk_0d(%x: tensor<f32>) {
-  // expected-error @+1 {{a 0-d operand has no rows; use 'flat'}}
+  // expected-error @+1 {{operand 'x' is 0-d and has no rows; use 'flat'}}
   %0:2 = spectral.topk_modes %x k 1 : tensor<f32>
   return
 }
@@ -332,6 +333,14 @@ func.func @topk_flat_k_too_large(%x: tensor<3x4xf32>) {
 
 // -----
 
+func.func @topk_flat_overflow(%x: tensor<4611686018427387904x4xf32>) {
+  // expected-error @+1 {{operand 'x' of shape [4611686018427387904, 4] has more elements than fit in 64 bits}}
+  %0:2 = spectral.topk_modes %x k 3 flat : tensor<4611686018427387904x4xf32>
+  return
+}
+
+// -----
+
 func.func @gather_indices_rank(%x: tensor<2x3x8xf32>, %i: tensor<2x4xi64>) {
   // expected-error @+1 {{operand 'indices' has rank 2; it must be 1 (flat indices) or 3, the rank of 'x' (per row)}}
   %0 = spectral.gather %x[%i] : tensor<2x3x8xf32>, tensor<2x4xi64>
@@ -349,8 +358,16 @@ func.func @gather_leading_dims(%x: tensor<2x8xf32>, %i: tensor<3x4xi64>) {
 // -----
 
 func.func @gather_0d_indices(%x: tensor<f32>, %i: tensor<i64>) {
-  // expected-error @+1 {{operand 'indices' has rank 0; a 0-d 'x' takes flat indices of rank 1}}
+  // expected-error @+1 {{operand 'indices' has rank 0; it must be 1 (flat indices) since 'x' is 0-d}}
   %0 = spectral.gather %x[%i] : tensor<f32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @scatter_0d_values(%v: tensor<f32>, %i: tensor<i64>) {
+  // expected-error @+1 {{'spectral.scatter' op operand 'values' has rank 0; it must be 1 (flat indices) since 'result' is 0-d}}
+  %0 = spectral.scatter %v, %i : tensor<f32>, tensor<i64> -> tensor<f32>
   return
 }
 
@@ -415,6 +432,14 @@ func.func @sparse_add_leading_dims(%a: tensor<2x4xf32>, %ai: tensor<2x4xi64>, %b
 func.func @sparse_add_ranks(%a: tensor<8xf32>, %ai: tensor<8xi64>, %b: tensor<2x4xf32>, %bi: tensor<2x4xi64>) {
   // expected-error @+1 {{leading dims of 'lhs_values' [8] and 'rhs_values' [2, 4] must match}}
   %0:2 = spectral.sparse_add %a, %ai, %b, %bi : tensor<8xf32>, tensor<2x4xf32>
+  return
+}
+
+// -----
+
+func.func @sparse_add_capacity_overflow(%v: tensor<4611686018427387904xf32>, %i: tensor<4611686018427387904xi64>) {
+  // expected-error @+1 {{capacity 4611686018427387904 + 4611686018427387904 of the sum overflows}}
+  %0:2 = spectral.sparse_add %v, %i, %v, %i : tensor<4611686018427387904xf32>, tensor<4611686018427387904xf32>
   return
 }
 
@@ -710,6 +735,14 @@ func.func @concat_rank(%a: tensor<2x3xf32>, %b: tensor<2x3x1xf32>) {
 
 // -----
 
+func.func @concat_overflow(%a: tensor<2x4611686018427387904xf32>) {
+  // expected-error @+1 {{size along axis 1 overflows at input #1}}
+  %0 = spectral.concat %a, %a axis 1 : tensor<2x4611686018427387904xf32>, tensor<2x4611686018427387904xf32>
+  return
+}
+
+// -----
+
 func.func @concat_empty() {
   // expected-error @+2 {{needs at least one input}}
   // expected-error @+1 {{'spectral.concat' op failed to infer returned types}}
@@ -882,7 +915,7 @@ func.func @clip_element(%a: tensor<4xf32>, %b: tensor<2xcomplex<f64>>) {
 // -----
 
 func.func @clip_max_norm_zero(%a: tensor<4xf32>) {
-  // expected-error @+1 {{max_norm must be positive}}
+  // expected-error @+1 {{'max_norm' must be positive, got 0.000000e+00}}
   %0:2 = spectral.clip_global_norm %a max_norm 0.0 : tensor<4xf32>
   return
 }
@@ -890,7 +923,7 @@ func.func @clip_max_norm_zero(%a: tensor<4xf32>) {
 // -----
 
 func.func @clip_max_norm_negative(%a: tensor<4xf32>) {
-  // expected-error @+1 {{max_norm must be positive}}
+  // expected-error @+1 {{'max_norm' must be positive, got -1.000000e+00}}
   %0:2 = spectral.clip_global_norm %a max_norm -1.0 : tensor<4xf32>
   return
 }

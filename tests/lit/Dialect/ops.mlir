@@ -295,13 +295,16 @@ func.func @reshape_transpose_broadcast(%x: tensor<2x3x4xf32>, %s: tensor<i1>, %c
 
 // CHECK-LABEL: func.func @slice_pad_concat
 func.func @slice_pad_concat(%x: tensor<8x6xf32>, %c: tensor<4xcomplex<f64>>, %i: tensor<2x3xi64>, %j: tensor<2x5xi64>)
-    -> (tensor<3x6xf32>, tensor<4x2xf32>, tensor<0x6xf32>, tensor<11x8xf32>, tensor<7xcomplex<f64>>, tensor<2x11xi64>, tensor<4xcomplex<f64>>) {
+    -> (tensor<3x6xf32>, tensor<4x2xf32>, tensor<0x6xf32>, tensor<1x6xf32>, tensor<11x8xf32>, tensor<7xcomplex<f64>>, tensor<2x11xi64>, tensor<4xcomplex<f64>>) {
   // CHECK: spectral.slice %{{.*}} start [2, 0] limit [5, 6] : tensor<8x6xf32>
   // CHECK: spectral.slice %{{.*}} start [0, 1] limit [8, 6] stride [2, 3] : tensor<8x6xf32>
   // CHECK: spectral.slice %{{.*}} start [3, 0] limit [3, 6] : tensor<8x6xf32>
   %0 = spectral.slice %x start [2, 0] limit [5, 6] : tensor<8x6xf32>
   %1 = spectral.slice %x start [0, 1] limit [8, 6] stride [2, 3] : tensor<8x6xf32>
   %2 = spectral.slice %x start [3, 0] limit [3, 6] : tensor<8x6xf32>
+  // A stride past the end takes the first element only.
+  // CHECK: spectral.slice %{{.*}} start [0, 0] limit [8, 6] stride [9223372036854775807, 1] : tensor<8x6xf32>
+  %big = spectral.slice %x start [0, 0] limit [8, 6] stride [9223372036854775807, 1] : tensor<8x6xf32>
   // CHECK: spectral.pad %{{.*}} low [1, 0] high [2, 2] : tensor<8x6xf32>
   // CHECK: spectral.pad %{{.*}} low [1] high [2] value -2.500000e+00 : tensor<4xcomplex<f64>>
   %3 = spectral.pad %x low [1, 0] high [2, 2] : tensor<8x6xf32>
@@ -310,7 +313,7 @@ func.func @slice_pad_concat(%x: tensor<8x6xf32>, %c: tensor<4xcomplex<f64>>, %i:
   // CHECK: spectral.concat %{{.*}} axis 0 : tensor<4xcomplex<f64>>
   %5 = spectral.concat %i, %j, %i axis 1 : tensor<2x3xi64>, tensor<2x5xi64>, tensor<2x3xi64>
   %6 = spectral.concat %c axis 0 : tensor<4xcomplex<f64>>
-  return %0, %1, %2, %3, %4, %5, %6 : tensor<3x6xf32>, tensor<4x2xf32>, tensor<0x6xf32>, tensor<11x8xf32>, tensor<7xcomplex<f64>>, tensor<2x11xi64>, tensor<4xcomplex<f64>>
+  return %0, %1, %2, %big, %3, %4, %5, %6 : tensor<3x6xf32>, tensor<4x2xf32>, tensor<0x6xf32>, tensor<1x6xf32>, tensor<11x8xf32>, tensor<7xcomplex<f64>>, tensor<2x11xi64>, tensor<4xcomplex<f64>>
 }
 
 // -----

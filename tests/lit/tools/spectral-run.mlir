@@ -57,7 +57,7 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 // NOFILE: argument #0: {{.*}}nothing.npy: {{.*}}No such file or directory
 
 // RUN: not spectral-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range)
+// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant)
 
 // RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OUTS
@@ -75,3 +75,10 @@ func.func @out_of_range() -> tensor<1xf32> {
 
 // RUN: not spectral-run %S/Inputs/bad-syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: bad-syntax.mlir:3:{{[0-9]+}}: error:
+
+// A tensor too large for the evaluator is refused, not allocated.
+// RUN: not spectral-run %s --function=giant --random-inputs 2>&1 | FileCheck %s --check-prefix=GIANT
+// GIANT: argument #0: more than 268435456 elements, too many for the reference evaluator
+func.func @giant(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+  return %x : tensor<4611686018427387904x4xf32>
+}

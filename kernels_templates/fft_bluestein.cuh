@@ -1,0 +1,47 @@
+// fft_bluestein.cuh - FFT of any length N in one block, by the chirp-z trick.
+//
+// X_k = c_k * sum_n (x_n c_n) conj(c_(k-n)) with c_n = exp(-+ pi i n^2 / N):
+// a convolution, done as FFT_M, a pointwise product with the spectrum of the
+// chirp filter, and an inverse FFT_M, with M >= 2N - 1 a length that has a
+// Stockham plan. The host computes in double: `chirp` (N entries, already
+// conjugated for the inverse direction) and `filter` (M entries: the FFT_M of
+// conj(c) laid out circularly, divided by M so the inverse needs no scaling).
+#pragma once
+
+#include "fft_stockham.cuh"
+
+namespace spectral_fft {
+
+/// The Bluestein convolution length for N: the smallest power of two >= 2N - 1.
+__host__ __device__ constexpr int bluestein_length(int n) {
+  int m = 1;
+  while (m < 2 * n - 1) m *= 2;
+  return m;
+}
+
+/// Batched FFT of length N through Bluestein, one transform per block row;
+/// `shared` holds blockDim.y * M entries, blockDim.x must be THREADS (the
+/// threads of the length-M transform). Same Load/Store contract as
+/// fft_batched. The direction is baked into `chirp` and `filter`.
+template <int N, int M, int THREADS, typename T, typename Load, typename Store>
+__device__ void fft_bluestein_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles_m,
+                                      const cplx<T>* __restrict__ chirp,
+                                      const cplx<T>* __restrict__ filter, int batches, Load load,
+                                      Store store) {
+  static_assert(M >= 2 * N - 1, "M must be at least 2N - 1");
+  int t = threadIdx.x;
+  int batch = blockIdx.x * blockDim.y + threadIdx.y;
+  bool active = batch < batches;
+  cplx<T>* a = shared + threadIdx.y * M;
+  for (int i = t; i < M; i += THREADS)
+    a[i] = active && i < N ? load(batch, i) * chirp[i] : make_cplx<T>(T(0), T(0));
+  __syncthreads();
+  fft_shared<M, THREADS, true>(a, twiddles_m, t);
+  for (int i = t; i < M; i += THREADS) a[i] = a[i] * filter[i];
+  __syncthreads();
+  fft_shared<M, THREADS, false>(a, twiddles_m, t);
+  if (active)
+    for (int i = t; i < N; i += THREADS) store(batch, i, a[i] * chirp[i]);
+}
+
+}  // namespace spectral_fft

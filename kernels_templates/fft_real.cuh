@@ -1,0 +1,77 @@
+// fft_real.cuh - real-input and real-output FFTs of even length N through a
+// complex FFT of length H = N/2 (the half-length packing trick).
+//
+// R2C: z_n = x_2n + i x_2n+1, Z = FFT_H(z), then for k in [0, H]
+//   X_k = E_k + w_N^k O_k,  E_k = (Z_k + conj Z_(H-k)) / 2,
+//   O_k = (Z_k - conj Z_(H-k)) / 2i   (indices mod H).
+// C2R (FFTW's unnormalized c2r: x_n = sum_k X_k e^(+2 pi i kn/N) over the
+// Hermitian extension; the imaginary parts of X_0 and X_H are ignored):
+//   Z_k = (X_k + conj X_(H-k)) + i w_N^-k (X_k - conj X_(H-k)), z = IFFT_H(Z),
+//   x_2n = Re z_n, x_2n+1 = Im z_n.
+// `half_twiddles` is the H-entry table of w_H; `twiddles_n` holds w_N^k for
+// k in [0, H]. Odd lengths go through a complex FFT of length N instead.
+#pragma once
+
+#include "fft_stockham.cuh"
+
+namespace spectral_fft {
+
+/// Batched R2C of even length N: load(batch, n) gives real x_n,
+/// store(batch, k, X_k) takes bins k in [0, N/2]. `shared` holds
+/// blockDim.y * N/2 entries; blockDim.x must be THREADS (for length N/2).
+template <int N, int THREADS, typename T, typename Load, typename Store>
+__device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ half_twiddles,
+                                const cplx<T>* __restrict__ twiddles_n, int batches, Load load,
+                                Store store) {
+  static_assert(N % 2 == 0, "fft_r2c_batched needs an even length");
+  constexpr int H = N / 2;
+  int t = threadIdx.x;
+  int batch = blockIdx.x * blockDim.y + threadIdx.y;
+  bool active = batch < batches;
+  cplx<T>* z = shared + threadIdx.y * H;
+  if (active)
+    for (int n = t; n < H; n += THREADS) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+  __syncthreads();
+  fft_shared<H, THREADS, true>(z, half_twiddles, t);
+  if (!active) return;
+  for (int k = t; k <= H; k += THREADS) {
+    cplx<T> a = z[k % H], b = conj(z[(H - k) % H]);
+    cplx<T> even = scale(a + b, T(0.5));
+    cplx<T> odd = quarter_turn<true>(scale(a - b, T(0.5)));  // (a - b) / 2i
+    store(batch, k, even + twiddles_n[k] * odd);
+  }
+}
+
+/// Batched C2R of even length N: load(batch, k) gives X_k for k in [0, N/2],
+/// store(batch, n, x_n) takes the real outputs, unnormalized as FFTW's c2r.
+template <int N, int THREADS, typename T, typename Load, typename Store>
+__device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ half_twiddles,
+                                const cplx<T>* __restrict__ twiddles_n, int batches, Load load,
+                                Store store) {
+  static_assert(N % 2 == 0, "fft_c2r_batched needs an even length");
+  constexpr int H = N / 2;
+  int t = threadIdx.x;
+  int batch = blockIdx.x * blockDim.y + threadIdx.y;
+  bool active = batch < batches;
+  cplx<T>* z = shared + threadIdx.y * H;
+  if (active)
+    for (int k = t; k < H; k += THREADS) {
+      cplx<T> a = load(batch, k), b = load(batch, H - k);
+      if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
+        a.im = T(0);
+        b.im = T(0);
+      }
+      b = conj(b);
+      cplx<T> odd = conj(twiddles_n[k]) * (a - b);
+      z[k] = (a + b) + quarter_turn<false>(odd);
+    }
+  __syncthreads();
+  fft_shared<H, THREADS, false>(z, half_twiddles, t);
+  if (active)
+    for (int n = t; n < H; n += THREADS) {
+      store(batch, 2 * n, z[n].re);
+      store(batch, 2 * n + 1, z[n].im);
+    }
+}
+
+}  // namespace spectral_fft

@@ -1,0 +1,100 @@
+/* host_abi.h - the C interface between a host kernel .so and the runtime.
+ *
+ * A unit compiled for the host (see host_emulation.h) exports one function,
+ * spectral_host_launch_<entry> (type spectral_host_launch_fn). The runtime
+ * calls it with a table of its hooks; the .so hands back a description of
+ * its kernel through run_grid, and the runtime runs the grid: blocks on a
+ * pool of OS threads, CUDA threads as fibers. The kernel reaches the runtime
+ * only through the hooks, so a .so links nothing but libc/libstdc++.
+ *
+ * Host only; never included under NVRTC. Bump SPECTRAL_HOST_ABI_VERSION on
+ * any change here.
+ */
+#ifndef SPECTRAL_HOST_ABI_H
+#define SPECTRAL_HOST_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SPECTRAL_HOST_ABI_VERSION 1u
+#define SPECTRAL_HOST_LAUNCH_PREFIX "spectral_host_launch_"
+
+/* The layout of CUDA's uint3 (host_emulation.h makes uint3 this type). */
+typedef struct spectral_host_uint3 {
+  unsigned int x, y, z;
+} spectral_host_uint3;
+
+typedef struct spectral_host_runtime spectral_host_runtime;
+
+/* The block running on the current OS thread, as its kernel sees it. */
+typedef struct spectral_host_block {
+  spectral_host_uint3 thread_idx; /* of the running CUDA thread; set on every switch */
+  unsigned int linear_tid;        /* x + y*Dx + z*Dx*Dy of that thread */
+  spectral_host_uint3 block_idx;
+  spectral_host_uint3 block_dim;
+  spectral_host_uint3 grid_dim;
+  void* dynamic_shared; /* the block's extern __shared__ buffer, 64-byte aligned */
+  const spectral_host_runtime* rt;
+  void* scheduler; /* the runtime's own */
+} spectral_host_block;
+
+/* Runs one CUDA thread: sets the .so's current block, unpacks args, calls the kernel. */
+typedef void (*spectral_host_thread_fn)(spectral_host_block* block, void** args);
+
+enum {
+  /* The .so contains a barrier or warp intrinsic: its threads need fibers.
+   * Without it the runtime may run the threads of a block as a plain loop. */
+  SPECTRAL_HOST_KERNEL_USES_SYNC = 1
+};
+
+typedef struct spectral_host_kernel {
+  unsigned int abi_version;
+  unsigned int flags;
+  const char* name;
+  spectral_host_thread_fn run_thread;
+} spectral_host_kernel;
+
+/* Operations of sync_block: __syncthreads and its _count/_and/_or forms. */
+enum {
+  SPECTRAL_HOST_SYNC_PLAIN = 0,
+  SPECTRAL_HOST_SYNC_COUNT = 1,
+  SPECTRAL_HOST_SYNC_AND = 2,
+  SPECTRAL_HOST_SYNC_OR = 3
+};
+
+struct spectral_host_runtime {
+  unsigned int abi_version;
+  void* self; /* the runtime's launch state */
+  /* Runs every block of `kernel`; 0 on success. */
+  int (*run_grid)(const spectral_host_runtime* rt, const spectral_host_kernel* kernel,
+                  spectral_host_uint3 grid, spectral_host_uint3 block,
+                  size_t dynamic_shared_bytes, void** args);
+  /* Block barrier; returns the op's result over the block's predicates. */
+  int (*sync_block)(spectral_host_block* block, int op, int predicate);
+  /* Warp barrier over `mask`: publishes `value`, waits for the lanes, returns
+   * the 32 values of this round (valid until this lane's next warp call) and
+   * the lanes that took part in *arrived. */
+  const uint64_t* (*warp_exchange)(spectral_host_block* block, unsigned int mask, uint64_t value,
+                                   unsigned int* arrived);
+  /* The lanes of the calling thread's warp that have not exited. */
+  unsigned int (*warp_active_mask)(spectral_host_block* block);
+  /* __trap(): fails the launch with `message`; does not return. */
+  void (*trap)(spectral_host_block* block, const char* message);
+};
+
+/* The one export of a kernel .so, named SPECTRAL_HOST_LAUNCH_PREFIX + entry.
+ * Returns 0 on success, else nonzero (the runtime's hooks hold the reason;
+ * -1 means the .so was built for another ABI version). */
+typedef int (*spectral_host_launch_fn)(const spectral_host_runtime* rt, spectral_host_uint3 grid,
+                                       spectral_host_uint3 block, size_t dynamic_shared_bytes,
+                                       void** args);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SPECTRAL_HOST_ABI_H */

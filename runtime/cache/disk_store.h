@@ -1,0 +1,66 @@
+// disk_store.h - the kernel cache's directory: entry format, atomic writes,
+// least-recently-used eviction. Internal to runtime/cache (and its tests).
+//
+// One file per entry, named <the key's 64 hex digit SHA-256>.bin:
+//   offset  size  field (integers little-endian)
+//        0     8  magic "SPXKCACH"
+//        8     4  format version (1)
+//       12     4  header size (88)
+//       16     8  payload size in bytes
+//       24    32  SHA-256 of the key (catches an entry stored under another name)
+//       56    32  SHA-256 of the payload
+//       88     -  payload
+// Writers fill a temporary ".<hash>.<pid>-<n>-<random>.tmp" in the same
+// directory and rename() it into place, so readers see a whole entry or none.
+// Nothing is fsync'ed: after a power loss the checksum catches a torn entry.
+// Recency is the file's mtime: a read refreshes it, eviction removes the
+// oldest first. Other processes may add, replace or remove entries at any time.
+#pragma once
+
+#include "runtime/cache/sha256.h"
+#include "runtime/status.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spectral::cache_detail {
+
+inline constexpr size_t kEntryHeaderSize = 88;
+inline constexpr uint32_t kEntryFormatVersion = 1;
+
+/// What reading one entry found.
+struct EntryRead {
+  enum class Outcome { kHit, kMissing, kCorrupt, kUnreadable };
+  Outcome outcome = Outcome::kMissing;
+  std::vector<uint8_t> payload;  // kHit only
+  std::string problem;           // kCorrupt, kUnreadable: what is wrong, for a warning
+};
+
+class DiskStore {
+ public:
+  explicit DiskStore(std::string directory);
+
+  const std::string& directory() const { return directory_; }
+  /// "<directory>/<hash_hex>.bin"
+  std::string entry_path(const std::string& hash_hex) const;
+  /// Creates the directory and its parents, then proves it writable by
+  /// creating and removing a file in it.
+  Status prepare() const;
+  /// Reads and verifies the entry; a hit refreshes its mtime.
+  EntryRead read(const std::string& hash_hex, const Sha256::Digest& key_digest) const;
+  /// Writes the entry atomically, replacing any older one; on failure no
+  /// temporary file is left behind.
+  Status write(const std::string& hash_hex, const Sha256::Digest& key_digest,
+               const std::vector<uint8_t>& payload) const;
+  /// Removes entries, least recently used first and never `keep_hash_hex`,
+  /// until their total size is at most `max_bytes`; also removes temporary
+  /// files abandoned more than an hour ago. Returns the entries removed.
+  uint64_t evict(uint64_t max_bytes, const std::string& keep_hash_hex) const;
+
+ private:
+  std::string directory_;
+};
+
+}  // namespace spectral::cache_detail

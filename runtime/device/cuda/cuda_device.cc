@@ -1,0 +1,296 @@
+#include "runtime/device/cuda/cuda_device.h"
+
+#include "runtime/device/cuda/cuda_driver.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace spectral {
+
+struct CudaDevice::Context {
+  explicit Context(const CudaDriver& driver) : driver(driver) {}
+  const CudaDriver& driver;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  ~Context() {
+    if (stream && driver.cuCtxPushCurrent_v2(context) == CUDA_SUCCESS) {
+      (void)driver.cuStreamDestroy_v2(stream);
+      CUcontext popped;
+      (void)driver.cuCtxPopCurrent_v2(&popped);
+    }
+    if (context) (void)driver.cuCtxDestroy_v2(context);
+  }
+};
+
+namespace {
+
+/// Makes the device's context current on this thread for one call; a failed
+/// push shows up as the next call's CUDA_ERROR_INVALID_CONTEXT.
+struct ScopedContext {
+  explicit ScopedContext(const CudaDevice::Context& c)
+      : driver(c.driver), pushed(driver.cuCtxPushCurrent_v2(c.context) == CUDA_SUCCESS) {}
+  ~ScopedContext() {
+    CUcontext popped;
+    if (pushed) (void)driver.cuCtxPopCurrent_v2(&popped);
+  }
+  const CudaDriver& driver;
+  const bool pushed;
+};
+
+/// "cuMemAlloc_v2 failed for 4096 bytes: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+Status driver_error(const CudaDriver& driver, CUresult result, const std::string& what) {
+  return Status::error(what + ": " + driver.error_text(result));
+}
+
+class CudaKernel final : public Kernel {
+ public:
+  CudaKernel(std::shared_ptr<CudaDevice::Context> context, std::string entry, CUmodule module,
+             CUfunction function)
+      : context_(std::move(context)), entry_(std::move(entry)), module_(module),
+        function_(function) {}
+  ~CudaKernel() override {
+    ScopedContext current(*context_);
+    (void)context_->driver.cuModuleUnload(module_);
+  }
+  const std::string& entry() const override { return entry_; }
+  CUfunction function() const { return function_; }
+
+ private:
+  std::shared_ptr<CudaDevice::Context> context_;
+  std::string entry_;
+  CUmodule module_;
+  CUfunction function_;
+};
+
+CUdeviceptr device_pointer(const void* pointer) {
+  return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(pointer));
+}
+
+}  // namespace
+
+StatusOr<uint64_t> parse_memory_limit(const std::string& text) {
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  std::string suffix = end ? end : "";
+  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
+            : suffix == "M" || suffix == "m" ? 20 : suffix == "G" || suffix == "g" ? 30 : -1;
+  if (text.empty() || end == text.c_str() || text[0] == '-' || shift < 0 ||
+      value > (~0ull >> shift)) {
+    return Status::error("invalid memory size '" + text +
+                         "': expected bytes with an optional K, M or G suffix, e.g. 512M");
+  }
+  return uint64_t(value) << shift;
+}
+
+StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
+                                                         std::vector<NvrtcHeader> headers) {
+  const StatusOr<const CudaDriver*>& loaded = cuda_driver();
+  if (!loaded) return Status::error("no CUDA driver: " + loaded.status().message());
+  const CudaDriver& driver = *loaded.value();
+  CUresult result = driver.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    return Status::error("no CUDA driver: cuInit failed with " + driver.error_text(result));
+  }
+  int count = 0, version = 0;
+  result = driver.cuDeviceGetCount(&count);
+  if (result != CUDA_SUCCESS) {
+    return driver_error(driver, result, "no CUDA device: cuDeviceGetCount");
+  }
+  (void)driver.cuDriverGetVersion(&version);
+  if (ordinal < 0 || ordinal >= count) {
+    std::string cuda = std::to_string(version / 1000) + "." + std::to_string(version % 1000 / 10);
+    return Status::error("no CUDA device " + std::to_string(ordinal) + ": the driver (CUDA " +
+                         cuda + ") reports " + std::to_string(count) + " device(s)");
+  }
+
+  uint64_t limit = 0;
+  if (const char* text = std::getenv("SPECTRAL_DEVICE_MEMORY_LIMIT"); text && *text) {
+    StatusOr<uint64_t> parsed = parse_memory_limit(text);
+    if (!parsed) return Status::error("SPECTRAL_DEVICE_MEMORY_LIMIT: " + parsed.status().message());
+    limit = *parsed;
+  }
+  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
+  if (!compiler) return Status::error("CUDA device without a kernel compiler: " +
+                                      compiler.status().message());
+
+  CUdevice handle = 0;
+  int major = 0, minor = 0;
+  char name[256] = {};
+  auto context = std::make_shared<Context>(driver);
+  std::string where = "cuda:" + std::to_string(ordinal);
+  if ((result = driver.cuDeviceGet(&handle, ordinal)) ||
+      (result = driver.cuDeviceGetName(name, sizeof name - 1, handle)) ||
+      (result = driver.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                            handle)) ||
+      (result = driver.cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                            handle))) {
+    return driver_error(driver, result, "querying " + where);
+  }
+  if ((result = driver.cuCtxCreate_v2(&context->context, 0, handle))) {
+    return driver_error(driver, result, "cuCtxCreate_v2 on " + where);
+  }
+  result = driver.cuStreamCreate(&context->stream, 0);
+  CUcontext popped;
+  (void)driver.cuCtxPopCurrent_v2(&popped);  // cuCtxCreate made it current here
+  if (result) return driver_error(driver, result, "cuStreamCreate on " + where);
+
+  std::unique_ptr<CudaDevice> device(new CudaDevice(context, std::move(*compiler)));
+  device->headers_ = std::move(headers);
+  device->compute_capability_ = major * 10 + minor;
+  device->arch_ = "sm_" + std::to_string(device->compute_capability_);
+  device->name_ = where + " " + name + " (" + device->arch_ + ")";
+  device->memory_.limit_bytes = limit;
+  return device;
+}
+
+CudaDevice::~CudaDevice() {
+  ScopedContext current(*context_);
+  for (const auto& [pointer, bytes] : allocations_) {
+    (void)context_->driver.cuMemFree_v2(static_cast<CUdeviceptr>(pointer));
+  }
+}
+
+std::string CudaDevice::name() const { return name_; }
+
+DeviceMemoryStats CudaDevice::memory_stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return memory_;
+}
+
+StatusOr<void*> CudaDevice::allocate(size_t bytes) {
+  if (bytes == 0) return static_cast<void*>(nullptr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const std::string in_use = std::to_string(memory_.in_use_bytes) + " bytes in use";
+  if (memory_.limit_bytes && bytes > memory_.limit_bytes - std::min(memory_.limit_bytes,
+                                                                    memory_.in_use_bytes)) {
+    return Status::error("device memory limit: allocating " + std::to_string(bytes) +
+                         " bytes with " + in_use + " would pass the limit of " +
+                         std::to_string(memory_.limit_bytes) +
+                         " bytes (SPECTRAL_DEVICE_MEMORY_LIMIT) on " + name_);
+  }
+  ScopedContext current(*context_);
+  CUdeviceptr pointer = 0;
+  if (CUresult result = context_->driver.cuMemAlloc_v2(&pointer, bytes)) {
+    return driver_error(context_->driver, result, "cuMemAlloc_v2 of " + std::to_string(bytes) +
+                                                      " bytes (" + in_use + ") on " + name_);
+  }
+  allocations_[uintptr_t(pointer)] = bytes;
+  memory_.in_use_bytes += bytes;
+  memory_.peak_bytes = std::max(memory_.peak_bytes, memory_.in_use_bytes);
+  memory_.live_allocations++;
+  memory_.total_allocations++;
+  return reinterpret_cast<void*>(uintptr_t(pointer));
+}
+
+Status CudaDevice::release(void* pointer) {
+  if (!pointer) return Status::ok();
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = allocations_.find(reinterpret_cast<uintptr_t>(pointer));
+  if (found == allocations_.end()) {
+    return Status::error("release of a pointer " + name_ + " did not allocate");
+  }
+  ScopedContext current(*context_);
+  if (CUresult result = context_->driver.cuMemFree_v2(device_pointer(pointer))) {
+    return driver_error(context_->driver, result, "cuMemFree_v2 on " + name_);
+  }
+  memory_.in_use_bytes -= found->second;
+  memory_.live_allocations--;
+  allocations_.erase(found);
+  return Status::ok();
+}
+
+Status CudaDevice::copy_to_device(void* device_dst, const void* host_src, size_t bytes) {
+  ScopedContext current(*context_);
+  CUresult result = context_->driver.cuMemcpyHtoD_v2(device_pointer(device_dst), host_src, bytes);
+  if (!result) return Status::ok();
+  return driver_error(context_->driver, result,
+                      "cuMemcpyHtoD_v2 of " + std::to_string(bytes) + " bytes on " + name_);
+}
+
+Status CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+  ScopedContext current(*context_);
+  CUresult result = context_->driver.cuMemcpyDtoH_v2(host_dst, device_pointer(device_src), bytes);
+  if (!result) return Status::ok();
+  std::lock_guard<std::mutex> lock(mutex_);
+  return driver_error(context_->driver, result,
+                      "cuMemcpyDtoH_v2 of " + std::to_string(bytes) + " bytes on " + name_ +
+                          " (a fault of an earlier kernel shows here too; last launched: '" +
+                          last_launched_ + "')");
+}
+
+StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
+  NvrtcOptions options;
+  options.arch = arch_;
+  const std::vector<int>& archs = compiler_.supported_archs();
+  if (std::find(archs.begin(), archs.end(), compute_capability_) == archs.end()) {
+    // No CUBIN for this arch: PTX for the newest older one, JIT-compiled by the driver.
+    auto older = std::find_if(archs.rbegin(), archs.rend(),
+                              [&](int arch) { return arch < compute_capability_; });
+    if (older == archs.rend()) {
+      return Status::error(compiler_.version() + " cannot compile for " + arch_ + " of " + name_);
+    }
+    options.arch = "sm_" + std::to_string(*older);
+    options.output = NvrtcOutput::kPtx;
+  }
+  StatusOr<CompiledKernel> compiled = compiler_.compile(source, options, headers_);
+  if (!compiled) return compiled.status();
+
+  ScopedContext current(*context_);
+  const CudaDriver& driver = context_->driver;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+  std::string what = " of kernel '" + source.entry + "' (" +
+                     (compiled->is_cubin ? "CUBIN for " : "PTX for ") + options.arch + ") on " +
+                     name_;
+  if (CUresult result = driver.cuModuleLoadData(&module, compiled->binary.data())) {
+    return driver_error(driver, result, "cuModuleLoadData" + what);
+  }
+  if (CUresult result = driver.cuModuleGetFunction(&function, module, source.entry.c_str())) {
+    (void)driver.cuModuleUnload(module);
+    return driver_error(driver, result, "cuModuleGetFunction" + what);
+  }
+  return std::shared_ptr<Kernel>(
+      std::make_shared<CudaKernel>(context_, source.entry, module, function));
+}
+
+Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
+                          size_t dynamic_shared_bytes, void** args) {
+  const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
+  if (!cuda_kernel) {
+    return Status::error("kernel '" + kernel.entry() + "' was not loaded by a CUDA device");
+  }
+  const CudaDriver& driver = context_->driver;
+  std::string what = " for kernel '" + kernel.entry() + "' (grid " + std::to_string(grid.x) +
+                     "x" + std::to_string(grid.y) + "x" + std::to_string(grid.z) + ", block " +
+                     std::to_string(block.x) + "x" + std::to_string(block.y) + "x" +
+                     std::to_string(block.z) + ", " + std::to_string(dynamic_shared_bytes) +
+                     " bytes dynamic shared memory) on " + name_;
+  ScopedContext current(*context_);
+  if (dynamic_shared_bytes > 48 * 1024) {  // beyond the default, the kernel must opt in
+    if (CUresult result = driver.cuFuncSetAttribute(
+            cuda_kernel->function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            int(dynamic_shared_bytes))) {
+      return driver_error(driver, result, "cuFuncSetAttribute" + what);
+    }
+  }
+  CUresult result = driver.cuLaunchKernel(cuda_kernel->function(), grid.x, grid.y, grid.z,
+                                          block.x, block.y, block.z,
+                                          unsigned(dynamic_shared_bytes), context_->stream, args,
+                                          nullptr);
+  if (result) return driver_error(driver, result, "cuLaunchKernel" + what);
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_launched_ = kernel.entry();
+  return Status::ok();
+}
+
+Status CudaDevice::synchronize() {
+  ScopedContext current(*context_);
+  CUresult result = context_->driver.cuStreamSynchronize(context_->stream);
+  if (!result) return Status::ok();
+  std::lock_guard<std::mutex> lock(mutex_);
+  return driver_error(context_->driver, result,
+                      "cuStreamSynchronize on " + name_ + " (last kernel launched: '" +
+                          last_launched_ + "')");
+}
+
+}  // namespace spectral

@@ -1,0 +1,80 @@
+// cuda_device.h - a CUDA GPU through the driver API (libcuda opened at run time).
+//
+// Kernels are compiled by NVRTC (through the kernel cache) to CUBIN for the
+// device's own architecture, or to PTX for the newest architecture NVRTC
+// knows when the device is newer than that; the driver loads either.
+//
+// Environment:
+//   SPECTRAL_DEVICE_MEMORY_LIMIT  hard cap on bytes allocated through this
+//                                 device, with optional K/M/G suffix (1024-based);
+//                                 unset: only the device's own memory limits.
+#pragma once
+
+#include "runtime/device/cuda/nvrtc_compiler.h"
+#include "runtime/device/device.h"
+#include "runtime/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace spectral {
+
+struct DeviceMemoryStats {
+  uint64_t in_use_bytes = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t live_allocations = 0;
+  uint64_t total_allocations = 0;  // allocate() calls that succeeded
+  uint64_t limit_bytes = 0;        // 0: no limit beyond the device's
+};
+
+/// Bytes from "1048576", "512K", "64M" or "2G" (suffixes are powers of 1024).
+StatusOr<uint64_t> parse_memory_limit(const std::string& text);
+
+class CudaDevice final : public Device {
+ public:
+  /// Device `ordinal`. The error says why there is no GPU: libcuda.so.1 not
+  /// found, cuInit failed (with the driver's name for the error), or zero devices.
+  /// `headers` are the in-memory headers every kernel source may #include.
+  static StatusOr<std::unique_ptr<CudaDevice>> create(int ordinal = 0,
+                                                      std::vector<NvrtcHeader> headers = {});
+  ~CudaDevice() override;
+
+  std::string name() const override;
+  /// The architecture kernels are compiled for: "sm_80".
+  const std::string& arch() const { return arch_; }
+  DeviceMemoryStats memory_stats() const;
+
+  StatusOr<void*> allocate(size_t bytes) override;
+  Status release(void* pointer) override;
+  Status copy_to_device(void* device_dst, const void* host_src, size_t bytes) override;
+  Status copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
+  StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
+  Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
+                void** args) override;
+  Status synchronize() override;
+
+  struct Context;  // the driver, context and stream; shared with loaded kernels
+
+ private:
+  CudaDevice(std::shared_ptr<Context> context, NvrtcCompiler compiler)
+      : context_(std::move(context)), compiler_(std::move(compiler)) {}
+
+  std::shared_ptr<Context> context_;
+  NvrtcCompiler compiler_;
+  std::vector<NvrtcHeader> headers_;
+  std::string name_;
+  std::string arch_;
+  int compute_capability_ = 0;  // 80 for sm_80
+
+  mutable std::mutex mutex_;  // guards the members below
+  std::unordered_map<uintptr_t, size_t> allocations_;
+  DeviceMemoryStats memory_;
+  std::string last_launched_;  // named when a later synchronize reports a fault
+};
+
+}  // namespace spectral

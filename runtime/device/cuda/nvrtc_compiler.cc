@@ -1,0 +1,258 @@
+#include "runtime/device/cuda/nvrtc_compiler.h"
+
+#include "runtime/cache/kernel_cache.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+namespace spectral {
+namespace {
+
+constexpr char kRecordMagic[8] = {'S', 'P', 'X', 'N', 'V', 'R', 'T', '1'};
+
+/// Destroys the program however compile_uncached returns.
+struct ProgramGuard {
+  const NvrtcLibrary& nvrtc;
+  nvrtcProgram program = nullptr;
+  ~ProgramGuard() {
+    if (program) (void)nvrtc.nvrtcDestroyProgram(&program);
+  }
+};
+
+Status check(const NvrtcLibrary& nvrtc, nvrtcResult result, const char* call) {
+  if (result == NVRTC_SUCCESS) return Status::ok();
+  return Status::error(std::string(call) + " failed: " + nvrtc.nvrtcGetErrorString(result));
+}
+
+/// FNV-1a over the source and headers: names the dumped source.
+std::string short_hash(const KernelSource& source, const std::vector<NvrtcHeader>& headers) {
+  uint64_t hash = 1469598103934665603ull;
+  auto mix = [&hash](const std::string& text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  };
+  mix(source.source);
+  for (const NvrtcHeader& header : headers) mix(header.name + '\n' + header.content);
+  char text[17];
+  std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(hash));
+  return std::string(text, 12);
+}
+
+/// Writes the failed source to $TMPDIR (or /tmp); says where, or why not.
+std::string dump_failed_source(const KernelSource& source,
+                               const std::vector<NvrtcHeader>& headers) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string path = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/spectral-failed-" +
+                     short_hash(source, headers) + ".cu";
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << source.source;
+  file.close();
+  if (!file) return "the source could not be written to " + path;
+  std::string text = "source dumped to " + path;
+  if (!headers.empty()) {
+    text += " (in-memory headers:";
+    for (const NvrtcHeader& header : headers) text += " " + header.name;
+    text += ")";
+  }
+  return text;
+}
+
+std::string arch_number(const std::string& arch) {
+  size_t underscore = arch.find('_');
+  return underscore == std::string::npos ? arch : arch.substr(underscore + 1);
+}
+
+bool defines_entry(const CompiledKernel& kernel, const std::string& entry) {
+  if (kernel.is_cubin) {
+    const ResourceUsage* usage = kernel.usage_of(entry);
+    return usage && usage->is_entry;
+  }
+  return kernel.ptx.find(".entry " + entry + "(") != std::string::npos;
+}
+
+/// A kernel whose entry the source does not define would only fail later, at load.
+Status check_entry(const CompiledKernel& kernel, const KernelSource& source,
+                   const NvrtcOptions& options, const std::vector<NvrtcHeader>& headers) {
+  if (source.entry.empty() || defines_entry(kernel, source.entry)) return Status::ok();
+  return Status::error("NVRTC compiled the kernel for " + options.arch +
+                       " but its source defines no extern \"C\" __global__ function named '" +
+                       source.entry + "'; " + dump_failed_source(source, headers));
+}
+
+void append_blob(std::vector<uint8_t>& out, const void* data, size_t size) {
+  for (int shift = 0; shift < 64; shift += 8) out.push_back(uint8_t(uint64_t(size) >> shift));
+  const auto* bytes = static_cast<const uint8_t*>(data);
+  out.insert(out.end(), bytes, bytes + size);
+}
+
+bool read_blob(const std::vector<uint8_t>& in, size_t& at, std::string& out) {
+  if (in.size() - at < 8) return false;
+  uint64_t size = 0;
+  for (int i = 0; i < 8; ++i) size |= uint64_t(in[at + i]) << (8 * i);
+  at += 8;
+  if (in.size() - at < size) return false;
+  out.assign(reinterpret_cast<const char*>(in.data() + at), size);
+  at += size;
+  return true;
+}
+
+}  // namespace
+
+const ResourceUsage* CompiledKernel::usage_of(const std::string& entry) const {
+  auto found = usage.find(entry);
+  return found == usage.end() ? nullptr : &found->second;
+}
+
+StatusOr<NvrtcCompiler> NvrtcCompiler::create() {
+  const StatusOr<const NvrtcLibrary*>& library = nvrtc_library();
+  if (!library) return library.status();
+  const NvrtcLibrary& nvrtc = *library.value();
+  NvrtcCompiler compiler(&nvrtc);
+
+  int major = 0, minor = 0, count = 0;
+  Status status = check(nvrtc, nvrtc.nvrtcVersion(&major, &minor), "nvrtcVersion");
+  if (!status) return status;
+  compiler.version_ = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  status = check(nvrtc, nvrtc.nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  if (!status) return status;
+  compiler.supported_archs_.resize(count);
+  status = check(nvrtc, nvrtc.nvrtcGetSupportedArchs(compiler.supported_archs_.data()),
+                 "nvrtcGetSupportedArchs");
+  if (!status) return status;
+  return compiler;
+}
+
+std::vector<std::string> NvrtcCompiler::command_line(const NvrtcOptions& options) {
+  bool cubin = options.output == NvrtcOutput::kCubin;
+  std::vector<std::string> line = {
+      "-std=c++17",
+      "--gpu-architecture=" + std::string(cubin ? "sm_" : "compute_") + arch_number(options.arch)};
+  if (options.default_device) line.push_back("-default-device");
+  if (cubin) line.push_back("--ptxas-options=-v");
+  line.insert(line.end(), options.extra.begin(), options.extra.end());
+  return line;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
+    const KernelSource& source, const NvrtcOptions& options,
+    const std::vector<NvrtcHeader>& headers) const {
+  const NvrtcLibrary& nvrtc = *library_;
+  std::vector<const char*> header_texts, header_names;
+  for (const NvrtcHeader& header : headers) {
+    header_texts.push_back(header.content.c_str());
+    header_names.push_back(header.name.c_str());
+  }
+  std::string file_name = (source.entry.empty() ? "kernel" : source.entry) + ".cu";
+  ProgramGuard guard{nvrtc};
+  Status status = check(nvrtc,
+                        nvrtc.nvrtcCreateProgram(&guard.program, source.source.c_str(),
+                                                 file_name.c_str(), int(headers.size()),
+                                                 header_texts.data(), header_names.data()),
+                        "nvrtcCreateProgram");
+  if (!status) return status;
+
+  std::vector<std::string> line = command_line(options);
+  std::vector<const char*> arguments;
+  for (const std::string& option : line) arguments.push_back(option.c_str());
+  nvrtcResult compiled =
+      nvrtc.nvrtcCompileProgram(guard.program, int(arguments.size()), arguments.data());
+
+  CompiledKernel kernel;
+  size_t size = 0;
+  if (nvrtc.nvrtcGetProgramLogSize(guard.program, &size) == NVRTC_SUCCESS && size > 0) {
+    kernel.log.resize(size);
+    if (nvrtc.nvrtcGetProgramLog(guard.program, kernel.log.data()) != NVRTC_SUCCESS) {
+      kernel.log.clear();
+    }
+    kernel.log.resize(std::strlen(kernel.log.c_str()));
+  }
+  std::string what = "kernel '" + source.entry + "' for " + options.arch;
+  if (compiled != NVRTC_SUCCESS) {
+    std::string log = kernel.log.substr(0, kernel.log.find_last_not_of(" \n") + 1);
+    return Status::error("NVRTC could not compile " + what + " (" +
+                         nvrtc.nvrtcGetErrorString(compiled) + "):\n" + log + "\n" +
+                         dump_failed_source(source, headers));
+  }
+
+  kernel.is_cubin = options.output == NvrtcOutput::kCubin;
+  if (!kernel.is_cubin || options.want_ptx) {
+    status = check(nvrtc, nvrtc.nvrtcGetPTXSize(guard.program, &size), "nvrtcGetPTXSize");
+    if (!status) return status;
+    kernel.ptx.resize(size);
+    status = check(nvrtc, nvrtc.nvrtcGetPTX(guard.program, kernel.ptx.data()), "nvrtcGetPTX");
+    if (!status) return status;
+    kernel.ptx.resize(std::strlen(kernel.ptx.c_str()));
+  }
+  if (kernel.is_cubin) {
+    status = check(nvrtc, nvrtc.nvrtcGetCUBINSize(guard.program, &size), "nvrtcGetCUBINSize");
+    if (!status) return status;
+    kernel.binary.resize(size);
+    char* cubin = reinterpret_cast<char*>(kernel.binary.data());
+    status = check(nvrtc, nvrtc.nvrtcGetCUBIN(guard.program, cubin), "nvrtcGetCUBIN");
+    if (!status) return status;
+  } else {
+    kernel.binary.assign(kernel.ptx.begin(), kernel.ptx.end());
+    kernel.binary.push_back(0);  // cuModuleLoadData reads PTX as a C string
+  }
+  kernel.usage = parse_ptxas_report(kernel.log);
+  status = check_entry(kernel, source, options, headers);
+  if (!status) return status;
+  return kernel;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& source,
+                                                const NvrtcOptions& options,
+                                                const std::vector<NvrtcHeader>& headers) const {
+  CacheKey key;
+  key.source = source.source;
+  for (const NvrtcHeader& header : headers) {
+    key.source += "\n// header " + header.name + " (" + std::to_string(header.content.size()) +
+                  " bytes)\n" + header.content;
+  }
+  for (const std::string& option : command_line(options)) key.options += option + " ";
+  if (options.want_ptx) key.options += "+ptx";
+  key.target = options.arch;
+  key.compiler_version = version_;
+
+  StatusOr<std::vector<uint8_t>> record =
+      KernelCache::global().get_or_compile(key, [&]() -> StatusOr<std::vector<uint8_t>> {
+        StatusOr<CompiledKernel> kernel = compile_uncached(source, options, headers);
+        if (!kernel) return kernel.status();
+        return serialize(*kernel);
+      });
+  if (!record) return record.status();
+  StatusOr<CompiledKernel> kernel = deserialize(*record);
+  if (!kernel) return kernel.status();
+  Status status = check_entry(*kernel, source, options, headers);
+  if (!status) return status;
+  return kernel;
+}
+
+std::vector<uint8_t> NvrtcCompiler::serialize(const CompiledKernel& kernel) {
+  std::vector<uint8_t> record(std::begin(kRecordMagic), std::end(kRecordMagic));
+  record.push_back(kernel.is_cubin ? 1 : 0);
+  append_blob(record, kernel.binary.data(), kernel.binary.size());
+  append_blob(record, kernel.ptx.data(), kernel.ptx.size());
+  append_blob(record, kernel.log.data(), kernel.log.size());
+  return record;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::deserialize(const std::vector<uint8_t>& record) {
+  CompiledKernel kernel;
+  std::string binary;
+  size_t at = sizeof kRecordMagic + 1;
+  bool ok = record.size() >= at &&
+            std::memcmp(record.data(), kRecordMagic, sizeof kRecordMagic) == 0 &&
+            record[at - 1] <= 1 && read_blob(record, at, binary) &&
+            read_blob(record, at, kernel.ptx) && read_blob(record, at, kernel.log) &&
+            at == record.size();
+  if (!ok) return Status::error("malformed NVRTC cache record (" +
+                                std::to_string(record.size()) + " bytes)");
+  kernel.is_cubin = record[sizeof kRecordMagic] == 1;
+  kernel.binary.assign(binary.begin(), binary.end());
+  kernel.usage = parse_ptxas_report(kernel.log);
+  return kernel;
+}
+
+}  // namespace spectral

@@ -1,0 +1,54 @@
+// block_runner.h - runs one CUDA block at a time on the calling OS thread.
+//
+// The CUDA threads of a block are boost.context fibers on stacks allocated once
+// per runner and reused. A barrier (__syncthreads, or a warp barrier behind
+// __shfl_*_sync, __ballot_sync, __syncwarp) marks the thread as waiting and
+// switches straight to the next live thread that can run; the last thread to
+// arrive releases it. Exited threads count as arrived, as in CUDA. When no
+// thread can run, the block is deadlocked (a barrier some threads never
+// reach): the launch fails with a description instead of hanging.
+//
+// A kernel .so that contains no barrier (see SPECTRAL_HOST_KERNEL_USES_SYNC)
+// runs its threads as a plain loop, without fibers.
+#pragma once
+
+#include "kernels_templates/host_abi.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace spectral::host {
+
+/// What every block of one grid shares.
+struct GridLaunch {
+  const spectral_host_runtime* rt = nullptr;
+  const spectral_host_kernel* kernel = nullptr;
+  spectral_host_uint3 grid{1, 1, 1};
+  spectral_host_uint3 block{1, 1, 1};
+  size_t dynamic_shared_bytes = 0;
+  void** args = nullptr;
+};
+
+class BlockRunner {
+ public:
+  /// `stack_bytes` per CUDA thread, a guard page included.
+  explicit BlockRunner(size_t stack_bytes);
+  ~BlockRunner();
+  BlockRunner(const BlockRunner&) = delete;
+  BlockRunner& operator=(const BlockRunner&) = delete;
+
+  /// Runs block `block_idx` to completion. On a trap or a deadlock returns
+  /// false and sets `error` (the block's other threads are abandoned).
+  bool run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error);
+
+  /// Fills the barrier, warp and trap hooks of `rt`.
+  static void install_hooks(spectral_host_runtime* rt);
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace spectral::host

@@ -1,0 +1,164 @@
+// host_compiler.cc - running the system C++ compiler.
+#include "runtime/device/host/host_compiler.h"
+
+#include "kernels_templates/host_abi.h"
+#include "runtime/kernels/embedded_templates.h"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+extern char** environ;
+
+namespace spectral::host {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::vector<std::string> kOptions = {
+    "-O2", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-pipe",
+};
+
+std::string join(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
+  return text;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+StatusOr<std::string> make_work_dir(const std::string& prefix) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    return Status::error("cannot create a directory like " + pattern + ": " +
+                         std::strerror(errno) + "; set TMPDIR to a writable directory");
+  }
+  return pattern;
+}
+
+/// Runs argv with stdout and stderr into `output_path`; returns the wait status.
+StatusOr<int> run_process(const std::vector<std::string>& argv, const std::string& output_path) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, output_path.c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    return Status::error("cannot run '" + argv[0] + "': " + std::strerror(spawned) +
+                         " (set SPECTRAL_HOST_CXX to a C++17 compiler)");
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return Status::error("waitpid: " + std::string(std::strerror(errno)));
+  }
+  return status;
+}
+
+std::string describe_exit(int status) {
+  if (WIFEXITED(status)) return "exit status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status));
+  return "wait status " + std::to_string(status);
+}
+
+StatusOr<HostCompiler> probe_compiler() {
+  HostCompiler compiler;
+  const char* configured = std::getenv("SPECTRAL_HOST_CXX");
+  std::istringstream words(configured != nullptr && *configured != '\0' ? configured : "c++");
+  for (std::string word; words >> word;) compiler.command.push_back(word);
+  StatusOr<std::string> dir = make_work_dir("spectral-host-probe");
+  if (!dir) return dir.status();
+  const std::string output = *dir + "/version.txt";
+  std::vector<std::string> argv = compiler.command;
+  argv.push_back("--version");
+  StatusOr<int> status = run_process(argv, output);
+  const std::string text = read_file(output);
+  std::error_code ignored;
+  fs::remove_all(*dir, ignored);
+  if (!status) return status.status();
+  if (*status != 0) {
+    return Status::error("'" + join(argv) + "' failed (" + describe_exit(*status) + "): " + text +
+                         " (set SPECTRAL_HOST_CXX to a C++17 compiler)");
+  }
+  compiler.version = text.substr(0, text.find('\n'));
+  return compiler;
+}
+
+}  // namespace
+
+StatusOr<HostCompiler> host_compiler() {
+  static std::once_flag once;
+  static StatusOr<HostCompiler>* probed = nullptr;
+  std::call_once(once, [] { probed = new StatusOr<HostCompiler>(probe_compiler()); });
+  return *probed;
+}
+
+std::string host_compile_options_key() {
+  return join(kOptions) + " -include host_emulation.h templates=" + templates_digest() +
+         " abi=" + std::to_string(SPECTRAL_HOST_ABI_VERSION);
+}
+
+std::string host_unit_source(const std::string& unit, const std::string& entry) {
+  return unit + "\n#line 1 \"spectral-host-entry\"\nSPECTRAL_HOST_ENTRY(" + entry + ")\n";
+}
+
+StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
+                                                   const std::string& source,
+                                                   const std::string& entry) {
+  StatusOr<std::string> templates = materialized_templates_dir();
+  if (!templates) return templates.status();
+  StatusOr<std::string> dir = make_work_dir("spectral-host-" + entry);
+  if (!dir) return dir.status();
+  const std::string source_path = *dir + "/" + entry + ".cu";
+  const std::string object_path = *dir + "/" + entry + ".so";
+  const std::string log_path = *dir + "/compiler.log";
+  {
+    std::ofstream out(source_path, std::ios::binary);
+    out << source;
+    if (!out) return Status::error("cannot write the kernel source " + source_path);
+  }
+  std::vector<std::string> argv = compiler.command;
+  argv.insert(argv.end(), kOptions.begin(), kOptions.end());
+  argv.insert(argv.end(), {"-include", *templates + "/host_emulation.h", "-I", *templates, "-x",
+                           "c++", source_path, "-x", "none", "-o", object_path});
+  StatusOr<int> status = run_process(argv, log_path);
+  if (!status) return status.status();
+  std::error_code ignored;
+  if (*status != 0) {
+    std::string log = read_file(log_path);
+    if (log.size() > 32768) log = log.substr(0, 32768) + "\n[... compiler output truncated]";
+    fs::remove(log_path, ignored);
+    fs::remove(object_path, ignored);
+    return Status::error("host compiler failed on kernel '" + entry + "' (" +
+                         describe_exit(*status) + "); source kept at " + source_path +
+                         "\ncommand: " + join(argv) + "\n" + log);
+  }
+  const std::string binary = read_file(object_path);
+  fs::remove_all(*dir, ignored);
+  if (binary.empty()) return Status::error("the host compiler wrote no shared object for '" + entry + "'");
+  return std::vector<uint8_t>(binary.begin(), binary.end());
+}
+
+}  // namespace spectral::host

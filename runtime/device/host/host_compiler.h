@@ -1,0 +1,40 @@
+// host_compiler.h - a kernel unit to a shared object with the system C++ compiler.
+//
+// The compiler is $SPECTRAL_HOST_CXX (split on spaces, e.g. "ccache g++"),
+// else `c++`. The unit is compiled as C++17 with host_emulation.h
+// force-included and the embedded templates on the include path, with
+// SPECTRAL_HOST_ENTRY(<entry>) appended (see host_emulation.h).
+#pragma once
+
+#include "runtime/status.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spectral::host {
+
+struct HostCompiler {
+  std::vector<std::string> command;  // program and leading arguments
+  std::string version;               // first line of `--version`: part of the cache key
+};
+
+/// The configured compiler, probed once per process; the error says what
+/// failed to run and how to choose another (SPECTRAL_HOST_CXX).
+StatusOr<HostCompiler> host_compiler();
+
+/// The options every kernel gets, as they enter the cache key (the per-process
+/// include directory is left out; the templates' digest stands for it).
+std::string host_compile_options_key();
+
+/// The source actually compiled: the unit and its SPECTRAL_HOST_ENTRY line.
+std::string host_unit_source(const std::string& unit, const std::string& entry);
+
+/// Compiles `source` (from host_unit_source) into the bytes of a shared object.
+/// On failure the Status holds the compiler's command and output and the path
+/// of the source, which is kept for inspection.
+StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
+                                                   const std::string& source,
+                                                   const std::string& entry);
+
+}  // namespace spectral::host

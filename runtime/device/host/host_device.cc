@@ -1,0 +1,209 @@
+// host_device.cc - memory, loading and launching on the host.
+#include "runtime/device/host/host_device.h"
+
+#include "kernels_templates/host_abi.h"
+#include "runtime/cache/kernel_cache.h"
+#include "runtime/device/host/host_compiler.h"
+#include "runtime/device/host/host_pool.h"
+
+#include <dlfcn.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace spectral {
+namespace {
+
+/// A kernel .so, loaded from an anonymous file. The file stays open while the
+/// library is loaded: dlopen knows it by /proc/self/fd/N, a name that must not
+/// be reused for another kernel meanwhile.
+class HostKernel final : public Kernel {
+ public:
+  HostKernel(std::string entry, void* library, int fd, spectral_host_launch_fn launch)
+      : entry_(std::move(entry)), library_(library), fd_(fd), launch_(launch) {}
+  ~HostKernel() override {
+    dlclose(library_);
+    close(fd_);
+  }
+  const std::string& entry() const override { return entry_; }
+  spectral_host_launch_fn launch_fn() const { return launch_; }
+
+ private:
+  std::string entry_;
+  void* library_;
+  int fd_;
+  spectral_host_launch_fn launch_;
+};
+
+bool is_identifier(const std::string& name) {
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  }
+  return true;
+}
+
+std::string host_target() {
+  utsname machine{};
+  uname(&machine);
+  return std::string("host-") + machine.machine;
+}
+
+StatusOr<std::shared_ptr<Kernel>> load_shared_object(const std::vector<uint8_t>& binary,
+                                                     const std::string& entry) {
+  const int fd = memfd_create(("spectral-" + entry).c_str(), MFD_CLOEXEC);
+  if (fd < 0) return Status::error("memfd_create: " + std::string(std::strerror(errno)));
+  size_t written = 0;
+  while (written < binary.size()) {
+    const ssize_t n = write(fd, binary.data() + written, binary.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const std::string reason = std::strerror(errno);
+      close(fd);
+      return Status::error("cannot write kernel '" + entry + "' to memory: " + reason);
+    }
+    written += size_t(n);
+  }
+  const std::string path = "/proc/self/fd/" + std::to_string(fd);
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const std::string reason = dlerror();
+    close(fd);
+    return Status::error("cannot load kernel '" + entry + "': " + reason);
+  }
+  const std::string symbol = SPECTRAL_HOST_LAUNCH_PREFIX + entry;
+  auto launch = reinterpret_cast<spectral_host_launch_fn>(dlsym(library, symbol.c_str()));
+  if (launch == nullptr) {
+    dlclose(library);
+    close(fd);
+    return Status::error("kernel '" + entry + "': the shared object does not export " + symbol);
+  }
+  return std::shared_ptr<Kernel>(std::make_shared<HostKernel>(entry, library, fd, launch));
+}
+
+std::string format(Dim3 v) {
+  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+Status check_launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes) {
+  const uint64_t threads = uint64_t(block.x) * block.y * block.z;
+  if (threads == 0 || threads > HostDevice::kMaxThreadsPerBlock || block.x > 1024 ||
+      block.y > 1024 || block.z > 64) {
+    return Status::error("invalid block " + format(block) +
+                         ": at most (1024,1024,64) and 1024 threads in all, none zero");
+  }
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0 || grid.x > 0x7fffffffu || grid.y > 65535 ||
+      grid.z > 65535) {
+    return Status::error("invalid grid " + format(grid) +
+                         ": at most (2^31-1,65535,65535), none zero");
+  }
+  if (dynamic_shared_bytes > HostDevice::kMaxDynamicSharedBytes) {
+    return Status::error(std::to_string(dynamic_shared_bytes) +
+                         " bytes of dynamic shared memory exceed the limit of " +
+                         std::to_string(HostDevice::kMaxDynamicSharedBytes));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<HostDevice>> HostDevice::create() {
+  StatusOr<host::HostPool*> pool = host::HostPool::global();
+  if (!pool) return pool.status();
+  return std::unique_ptr<HostDevice>(new HostDevice(*pool));
+}
+
+HostDevice::~HostDevice() {
+  for (auto& [pointer, bytes] : allocations_) std::free(pointer);
+}
+
+std::string HostDevice::name() const {
+  return "host (" + std::to_string(pool_->threads()) + " threads)";
+}
+
+StatusOr<void*> HostDevice::allocate(size_t bytes) {
+  // 256-byte aligned, as cudaMalloc; zero bytes still give a distinct pointer.
+  const size_t rounded = (bytes + 255) / 256 * 256;
+  void* pointer = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
+  if (pointer == nullptr) {
+    return Status::error("host device: out of memory allocating " + std::to_string(bytes) +
+                         " bytes");
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  allocations_.emplace(pointer, bytes);
+  return pointer;
+}
+
+Status HostDevice::release(void* pointer) {
+  if (pointer == nullptr) return Status::ok();
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (allocations_.erase(pointer) == 0) {
+    return Status::error("host device: release of a pointer it did not allocate (or released "
+                         "twice)");
+  }
+  std::free(pointer);
+  return Status::ok();
+}
+
+Status HostDevice::copy_to_device(void* device_dst, const void* host_src, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  if (device_dst == nullptr || host_src == nullptr) {
+    return Status::error("host device: copy_to_device with a null pointer");
+  }
+  std::memcpy(device_dst, host_src, bytes);
+  return Status::ok();
+}
+
+Status HostDevice::copy_to_host(void* host_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  if (host_dst == nullptr || device_src == nullptr) {
+    return Status::error("host device: copy_to_host with a null pointer");
+  }
+  std::memcpy(host_dst, device_src, bytes);
+  return Status::ok();
+}
+
+StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& source) {
+  if (!is_identifier(source.entry)) {
+    return Status::error("kernel entry '" + source.entry + "' is not a C identifier");
+  }
+  StatusOr<host::HostCompiler> compiler = host::host_compiler();
+  if (!compiler) return compiler.status();
+  const std::string unit = host::host_unit_source(source.source, source.entry);
+  const CacheKey key{unit, host::host_compile_options_key(), host_target(), compiler->version};
+  StatusOr<KernelCache::Binary> binary =
+      KernelCache::global().get_or_compile_shared(key, [&]() {
+        return host::compile_host_kernel(*compiler, unit, source.entry);
+      });
+  if (!binary) return binary.status();
+  return load_shared_object(**binary, source.entry);
+}
+
+Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
+                          size_t dynamic_shared_bytes, void** args) {
+  const auto* host_kernel = dynamic_cast<const HostKernel*>(&kernel);
+  if (host_kernel == nullptr) {
+    return Status::error("kernel '" + kernel.entry() + "' was not loaded by a host device");
+  }
+  if (Status status = check_launch(grid, block, dynamic_shared_bytes); !status) {
+    return Status::error("launch of kernel '" + kernel.entry() + "': " + status.message());
+  }
+  host::LaunchContext context;
+  pool_->prepare(&context);
+  const int result = host_kernel->launch_fn()(&context.table, {grid.x, grid.y, grid.z},
+                                              {block.x, block.y, block.z},
+                                              dynamic_shared_bytes, args);
+  if (result == -1 && context.status.is_ok()) {
+    return Status::error("kernel '" + kernel.entry() + "' was built for another host ABI");
+  }
+  return context.status;
+}
+
+Status HostDevice::synchronize() { return Status::ok(); }
+
+}  // namespace spectral

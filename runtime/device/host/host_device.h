@@ -1,0 +1,58 @@
+// host_device.h - the CPU as a CUDA device: the same kernel source, run on host threads.
+//
+// load() compiles the unit with the system C++ compiler and the host
+// emulation header (kernels_templates/host_emulation.h, whose top describes
+// the entry convention) into a shared object, through KernelCache::global(),
+// and loads it from memory (memfd + dlopen). launch() runs the grid on the
+// process-wide HostPool: blocks on OS threads, CUDA threads as fibers.
+// Launches are synchronous; synchronize() has nothing to wait for.
+//
+// Environment (errors name the variable):
+//   SPECTRAL_HOST_CXX         compiler command (default c++)
+//   SPECTRAL_HOST_THREADS     OS threads running blocks (default: hardware threads)
+//   SPECTRAL_HOST_STACK_SIZE  stack per CUDA thread, e.g. 128K (default 64K)
+#pragma once
+
+#include "runtime/device/device.h"
+#include "runtime/status.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+namespace spectral {
+
+namespace host {
+class HostPool;
+}
+
+class HostDevice final : public Device {
+ public:
+  /// Limits a launch is checked against (CUDA's, so host runs catch what a GPU would reject).
+  static constexpr uint32_t kMaxThreadsPerBlock = 1024;
+  static constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
+
+  /// Fails when SPECTRAL_HOST_THREADS or SPECTRAL_HOST_STACK_SIZE is invalid.
+  static StatusOr<std::unique_ptr<HostDevice>> create();
+  ~HostDevice() override;
+
+  std::string name() const override;
+  StatusOr<void*> allocate(size_t bytes) override;
+  Status release(void* pointer) override;
+  Status copy_to_device(void* device_dst, const void* host_src, size_t bytes) override;
+  Status copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
+  StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
+  Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
+                void** args) override;
+  Status synchronize() override;
+
+ private:
+  explicit HostDevice(host::HostPool* pool) : pool_(pool) {}
+
+  host::HostPool* pool_;
+  std::mutex mutex_;
+  std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
+};
+
+}  // namespace spectral

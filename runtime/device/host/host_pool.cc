@@ -1,0 +1,158 @@
+// host_pool.cc - blocks spread over OS threads.
+#include "runtime/device/host/host_pool.h"
+
+#include "runtime/device/host/fiber_stacks.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace spectral::host {
+namespace {
+
+std::string format(spectral_host_uint3 v) {
+  return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
+}
+
+StatusOr<int> threads_from_environment() {
+  const char* text = std::getenv("SPECTRAL_HOST_THREADS");
+  if (text == nullptr || *text == '\0') {
+    const unsigned hardware = std::thread::hardware_concurrency();
+    return int(hardware == 0 ? 1 : hardware);
+  }
+  char* end = nullptr;
+  errno = 0;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < 1 || value > 4096) {
+    return Status::error(std::string("SPECTRAL_HOST_THREADS=") + text +
+                         " is not a thread count from 1 to 4096");
+  }
+  return int(value);
+}
+
+}  // namespace
+
+StatusOr<HostPool*> HostPool::global() {
+  static std::mutex mutex;
+  static HostPool* pool = nullptr;  // never destroyed: workers may outlive static destructors
+  std::lock_guard<std::mutex> lock(mutex);
+  if (pool != nullptr) return pool;
+  StatusOr<int> threads = threads_from_environment();
+  if (!threads) return threads.status();
+  size_t stack_bytes = 0;
+  std::string error;
+  if (!fiber_stack_bytes_from_environment(&stack_bytes, &error)) return Status::error(error);
+  pool = new HostPool(*threads, stack_bytes);
+  return pool;
+}
+
+HostPool::HostPool(int threads, size_t stack_bytes)
+    : threads_(threads), stack_bytes_(stack_bytes), runners_(size_t(threads)) {}
+
+HostPool::~HostPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  for (std::thread& worker : workers_) worker.join();
+}
+
+void HostPool::start_workers() {
+  if (!workers_.empty()) return;
+  for (int i = 1; i < threads_; ++i) workers_.emplace_back([this, i] { worker_main(i); });
+}
+
+void HostPool::worker_main(int index) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  uint64_t seen = 0;
+  for (;;) {
+    wake_.wait(lock, [&] { return stop_ || (job_ != nullptr && job_id_ != seen); });
+    if (stop_) return;
+    seen = job_id_;
+    const GridLaunch* job = job_;
+    ++busy_;
+    lock.unlock();
+    take_blocks(index, *job);
+    lock.lock();
+    if (--busy_ == 0) done_.notify_all();
+  }
+}
+
+void HostPool::take_blocks(int index, const GridLaunch& launch) {
+  std::unique_ptr<BlockRunner>& runner = runners_[size_t(index)];
+  if (runner == nullptr) runner = std::make_unique<BlockRunner>(stack_bytes_);
+  const uint64_t gx = launch.grid.x, gxy = gx * launch.grid.y;
+  std::string error;
+  while (!failed_.load(std::memory_order_relaxed)) {
+    const uint64_t b = next_block_.fetch_add(1, std::memory_order_relaxed);
+    if (b >= total_blocks_) return;
+    const spectral_host_uint3 block_idx{unsigned(b % gx), unsigned(b % gxy / gx),
+                                        unsigned(b / gxy)};
+    if (runner->run(launch, block_idx, &error)) continue;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!failed_.exchange(true)) {
+      error_ = "kernel '" + std::string(launch.kernel->name) + "' failed in block " +
+               format(block_idx) + ": " + error;
+    }
+    return;
+  }
+}
+
+Status HostPool::run(const GridLaunch& launch) {
+  std::lock_guard<std::mutex> serial(launch_mutex_);
+  total_blocks_ = uint64_t(launch.grid.x) * launch.grid.y * launch.grid.z;
+  next_block_.store(0);
+  failed_.store(false);
+  error_.clear();
+  const bool parallel = threads_ > 1 && total_blocks_ > 1;
+  if (parallel) {
+    start_workers();
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      job_ = &launch;
+      ++job_id_;
+    }
+    wake_.notify_all();
+  }
+  take_blocks(0, launch);
+  if (parallel) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    job_ = nullptr;  // workers not yet awake skip this grid
+    done_.wait(lock, [&] { return busy_ == 0; });
+  }
+  if (failed_.load()) return Status::error(error_);
+  return Status::ok();
+}
+
+void HostPool::prepare(LaunchContext* context) {
+  context->pool = this;
+  context->status = Status::ok();
+  spectral_host_runtime& rt = context->table;
+  rt = spectral_host_runtime{};
+  rt.abi_version = SPECTRAL_HOST_ABI_VERSION;
+  rt.self = context;
+  rt.run_grid = [](const spectral_host_runtime* table, const spectral_host_kernel* kernel,
+                   spectral_host_uint3 grid, spectral_host_uint3 block, size_t dynamic_shared_bytes,
+                   void** args) -> int {
+    LaunchContext& context = *static_cast<LaunchContext*>(table->self);
+    if (kernel->abi_version != SPECTRAL_HOST_ABI_VERSION) {
+      context.status = Status::error(
+          "kernel '" + std::string(kernel->name) + "' was built for host ABI version " +
+          std::to_string(kernel->abi_version) + ", the runtime has " +
+          std::to_string(SPECTRAL_HOST_ABI_VERSION));
+      return 1;
+    }
+    GridLaunch launch;
+    launch.rt = table;
+    launch.kernel = kernel;
+    launch.grid = grid;
+    launch.block = block;
+    launch.dynamic_shared_bytes = dynamic_shared_bytes;
+    launch.args = args;
+    context.status = context.pool->run(launch);
+    return context.status.is_ok() ? 0 : 1;
+  };
+  BlockRunner::install_hooks(&rt);
+}
+
+}  // namespace spectral::host

@@ -1,0 +1,80 @@
+// host_pool.h - the OS threads that run the blocks of host kernels.
+//
+// One process-wide pool: SPECTRAL_HOST_THREADS threads (default: the hardware
+// threads), the launching thread being one of them. A grid's blocks are handed
+// out one at a time from an atomic counter; each thread runs its block to
+// completion with its own BlockRunner (and fiber stacks). One grid runs at a
+// time; a launch returns when its last block is done.
+#pragma once
+
+#include "kernels_templates/host_abi.h"
+#include "runtime/device/host/block_runner.h"
+#include "runtime/status.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace spectral::host {
+
+class HostPool;
+
+/// One launch's link between a kernel .so and the pool: `table` is what the
+/// .so's launch export receives; its run_grid stores its outcome in `status`.
+struct LaunchContext {
+  spectral_host_runtime table{};
+  HostPool* pool = nullptr;
+  Status status;
+};
+
+class HostPool {
+ public:
+  /// The process-wide pool, configured from SPECTRAL_HOST_THREADS and
+  /// SPECTRAL_HOST_STACK_SIZE on first use; an invalid value is an error
+  /// naming the variable (and the pool is not made).
+  static StatusOr<HostPool*> global();
+
+  HostPool(int threads, size_t stack_bytes);
+  ~HostPool();
+  HostPool(const HostPool&) = delete;
+  HostPool& operator=(const HostPool&) = delete;
+
+  int threads() const { return threads_; }
+
+  /// Runs every block of `launch`. The first failing block's error names it;
+  /// blocks not yet started are then skipped.
+  Status run(const GridLaunch& launch);
+
+  /// Fills `context` for a launch on this pool.
+  void prepare(LaunchContext* context);
+
+ private:
+  void start_workers();
+  void worker_main(int index);
+  void take_blocks(int index, const GridLaunch& launch);
+
+  const int threads_;
+  const size_t stack_bytes_;
+  std::vector<std::unique_ptr<BlockRunner>> runners_;  // [i] used by thread i only
+  std::vector<std::thread> workers_;                   // threads 1..n-1, started lazily
+
+  std::mutex launch_mutex_;  // one grid at a time
+  std::mutex mutex_;         // guards what follows
+  std::condition_variable wake_, done_;
+  const GridLaunch* job_ = nullptr;
+  uint64_t job_id_ = 0;
+  int busy_ = 0;
+  bool stop_ = false;
+  std::string error_;
+
+  std::atomic<uint64_t> next_block_{0};
+  std::atomic<bool> failed_{false};
+  uint64_t total_blocks_ = 0;
+};
+
+}  // namespace spectral::host

@@ -1,0 +1,34 @@
+// RUN: spectral-opt %s --spectral-simplify --split-input-file | FileCheck %s
+
+// Duplicate transforms merge, and the merged pair then folds away.
+// CHECK-LABEL: func.func @duplicates_then_inverse_pair
+// CHECK-SAME:    (%[[X:.*]]: tensor<8xcomplex<f32>>)
+// CHECK-NEXT:    %[[F:.*]] = spectral.fft %[[X]] axes [0]
+// CHECK-NEXT:    %[[C:.*]] = spectral.conj %[[F]]
+// CHECK-NEXT:    %[[I:.*]] = spectral.ifft %[[C]] axes [0]
+// CHECK-NEXT:    return %[[I]], %[[I]], %[[X]]
+func.func @duplicates_then_inverse_pair(%x: tensor<8xcomplex<f32>>)
+    -> (tensor<8xcomplex<f32>>, tensor<8xcomplex<f32>>, tensor<8xcomplex<f32>>) {
+  %a = spectral.fft %x axes [0] : tensor<8xcomplex<f32>>
+  %b = spectral.fft %x axes [0] : tensor<8xcomplex<f32>>
+  %c = spectral.conj %a : tensor<8xcomplex<f32>>
+  %d = spectral.conj %b : tensor<8xcomplex<f32>>
+  %e = spectral.ifft %c axes [0] : tensor<8xcomplex<f32>>
+  %f = spectral.ifft %d axes [0] : tensor<8xcomplex<f32>>
+  %g = spectral.ifft %a axes [0] : tensor<8xcomplex<f32>>
+  return %e, %f, %g : tensor<8xcomplex<f32>>, tensor<8xcomplex<f32>>, tensor<8xcomplex<f32>>
+}
+
+// -----
+
+// Unused work disappears; a constant expression folds to one constant.
+// CHECK-LABEL: func.func @dead_code_and_constants
+// CHECK-NEXT:    %[[C:.*]] = spectral.constant dense<5.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    return %[[C]]
+func.func @dead_code_and_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %unused = spectral.exp %x : tensor<4xf32>
+  %two = spectral.constant dense<2.0> : tensor<4xf32>
+  %three = spectral.constant dense<3.0> : tensor<4xf32>
+  %five = spectral.add %two, %three : tensor<4xf32>, tensor<4xf32>
+  return %five : tensor<4xf32>
+}

@@ -1,0 +1,150 @@
+// kernel_cache_processes_test.cc - several processes sharing one cache
+// directory (fork), and the process-wide cache configured from the environment.
+#include "runtime/cache/kernel_cache.h"
+
+#include "tests/unit/runtime/cache/cache_test_util.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <thread>
+
+namespace spectral::testing {
+namespace {
+
+/// Runs `child` in `count` forked processes; returns their exit codes.
+std::vector<int> run_children(int count, const std::function<int(int)>& child) {
+  std::fflush(nullptr);  // or a child may print the parent's buffered output again
+  std::vector<pid_t> pids;
+  for (int i = 0; i < count; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) ::_exit(child(i));
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return codes;
+}
+
+/// An int shared between forked processes.
+struct SharedCounter {
+  SharedCounter() {
+    void* memory = ::mmap(nullptr, sizeof(std::atomic<int>), PROT_READ | PROT_WRITE,
+                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    value = new (memory) std::atomic<int>(0);
+  }
+  ~SharedCounter() { ::munmap(value, sizeof(std::atomic<int>)); }
+  std::atomic<int>* value;
+};
+
+TEST(KernelCacheProcessesTest, TwoProcessesCompileOneKeyAtOnce) {
+  TempDir dir;
+  const CacheKey key = make_key("shared kernel");
+  const std::vector<uint8_t> binary = pattern_bytes(42, 150000);
+  SharedCounter compiling;
+  std::vector<int> codes = run_children(2, [&](int) {
+    KernelCache cache(options_for(dir.path()));
+    KernelCache::Compile compile = [&]() -> StatusOr<std::vector<uint8_t>> {
+      compiling.value->fetch_add(1);
+      auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (compiling.value->load() < 2 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      return binary;
+    };
+    StatusOr<std::vector<uint8_t>> result = cache.get_or_compile(key, compile);
+    if (!result.is_ok()) return 2;
+    if (*result != binary) return 3;
+    return cache.stats().misses == 1 ? 0 : 4;
+  });
+  EXPECT_EQ(codes, (std::vector<int>{0, 0}));
+  EXPECT_EQ(compiling.value->load(), 2);  // both missed and compiled concurrently
+  EXPECT_EQ(list_files(dir.path()), std::vector<std::string>{KernelCache::key_hash(key) + ".bin"});
+  KernelCache reader(options_for(dir.path()));
+  StatusOr<std::vector<uint8_t>> hit = reader.get_or_compile(key, never_called());
+  ASSERT_TRUE(hit.is_ok());
+  EXPECT_EQ(*hit, binary);
+  EXPECT_EQ(reader.stats().disk_hits, 1u);
+}
+
+TEST(KernelCacheProcessesTest, ConcurrentWritersAndEvictionsStayConsistent) {
+  TempDir dir;
+  constexpr int kKeys = 16;
+  constexpr size_t kPayload = 8000;
+  const uint64_t cap = 6 * (kPayload + 88);
+  std::vector<int> codes = run_children(4, [&](int child) {
+    int wrong = 0;
+    for (int round = 0; round < 3; ++round) {
+      KernelCache cache(options_for(dir.path(), CacheMode::kOn, cap));  // fresh memory each round
+      for (int i = 0; i < kKeys; ++i) {
+        const int k = (i * 5 + child * 3 + round) % kKeys;
+        auto result = cache.get_or_compile_shared(
+            make_key("k" + std::to_string(k)),
+            [k]() -> StatusOr<std::vector<uint8_t>> { return pattern_bytes(uint32_t(k), kPayload); });
+        if (!result.is_ok() || **result != pattern_bytes(uint32_t(k), kPayload)) ++wrong;
+      }
+    }
+    return wrong == 0 ? 0 : 1;
+  });
+  EXPECT_EQ(codes, (std::vector<int>{0, 0, 0, 0}));
+  EXPECT_FALSE(has_temp_files(dir.path()));
+  std::vector<std::string> left = list_files(dir.path());
+  EXPECT_LE(left.size() * (kPayload + 88), cap);
+  KernelCache reader(options_for(dir.path(), CacheMode::kRequire));
+  int hits = 0;
+  for (int k = 0; k < kKeys; ++k) {
+    StatusOr<std::vector<uint8_t>> hit = reader.get_or_compile(make_key("k" + std::to_string(k)), never_called());
+    if (!hit.is_ok()) continue;
+    EXPECT_EQ(*hit, pattern_bytes(uint32_t(k), kPayload));
+    ++hits;
+  }
+  EXPECT_EQ(size_t(hits), left.size());
+  EXPECT_EQ(reader.stats().corrupt_entries, 0u);
+}
+
+TEST(KernelCacheProcessesTest, GlobalCacheFollowsTheEnvironment) {
+  TempDir dir;
+  std::vector<int> codes = run_children(1, [&](int) {
+    ::setenv("SPECTRAL_CACHE_DIR", dir.path().c_str(), 1);
+    ::setenv("SPECTRAL_CACHE", "on", 1);
+    ::setenv("SPECTRAL_CACHE_MAX_BYTES", "64M", 1);
+    KernelCache& cache = KernelCache::global();
+    if (&cache != &KernelCache::global()) return 1;
+    if (cache.options().directory != dir.path() || cache.options().max_disk_bytes != 64u << 20) return 2;
+    int calls = 0;
+    if (!cache.get_or_compile(make_key("g"), returning({1, 2, 3}, &calls)).is_ok()) return 3;
+    return list_files(dir.path()).size() == 1 ? 0 : 4;
+  });
+  EXPECT_EQ(codes, std::vector<int>{0});
+}
+
+TEST(KernelCacheProcessesTest, GlobalCacheIsOffWhenTheEnvironmentIsInvalid) {
+  TempDir dir;
+  std::vector<int> codes = run_children(1, [&](int) {
+    ::setenv("SPECTRAL_CACHE_DIR", dir.path().c_str(), 1);
+    ::setenv("SPECTRAL_CACHE", "sometimes", 1);
+    ::testing::internal::CaptureStderr();
+    KernelCache& cache = KernelCache::global();
+    std::string warnings = ::testing::internal::GetCapturedStderr();
+    if (cache.options().mode != CacheMode::kOff) return 1;
+    if (warnings.find("\"sometimes\"") == std::string::npos || count_of(warnings, "\n") != 1) return 2;
+    int calls = 0;
+    for (int i = 0; i < 2; ++i)
+      if (!cache.get_or_compile(make_key("g"), returning({1}, &calls)).is_ok()) return 3;
+    return calls == 2 && list_files(dir.path()).empty() ? 0 : 4;
+  });
+  EXPECT_EQ(codes, std::vector<int>{0});
+}
+
+}  // namespace
+}  // namespace spectral::testing

@@ -1,0 +1,139 @@
+#include "runtime/device/cuda/cuda_device.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace spectral {
+namespace {
+
+TEST(CudaDevice, CreateSaysWhyThereIsNoGpu) {
+  StatusOr<std::unique_ptr<CudaDevice>> device = CudaDevice::create();
+  if (device) GTEST_SKIP() << "a GPU is present: " << (*device)->name();
+  const std::string& message = device.status().message();
+  // No driver, cuInit failing, or zero devices: each names itself.
+  EXPECT_TRUE(message.rfind("no CUDA driver: ", 0) == 0 || message.rfind("no CUDA device", 0) == 0)
+      << message;
+  if (message.find("not found") != std::string::npos) {
+    EXPECT_NE(message.find("libcuda.so.1"), std::string::npos) << message;
+  }
+}
+
+TEST(CudaDevice, ParsesMemoryLimits) {
+  EXPECT_EQ(*parse_memory_limit("4096"), 4096u);
+  EXPECT_EQ(*parse_memory_limit("512K"), 512u << 10);
+  EXPECT_EQ(*parse_memory_limit("64m"), 64u << 20);
+  EXPECT_EQ(*parse_memory_limit("3G"), uint64_t(3) << 30);
+  for (const char* bad : {"", "G", "-1", "12X", "1.5G", "10 M", "99999999999999999999G"}) {
+    StatusOr<uint64_t> parsed = parse_memory_limit(bad);
+    EXPECT_FALSE(parsed) << "'" << bad << "'";
+    if (!parsed) {
+      EXPECT_NE(parsed.status().message().find("K, M or G"), std::string::npos);
+    }
+  }
+}
+
+// Tests that need a GPU; each skips on a machine without one.
+class CudaDeviceOnGpu : public testing::Test {
+ protected:
+  void SetUp() override {
+    StatusOr<std::unique_ptr<CudaDevice>> created = CudaDevice::create();
+    if (!created) {
+      std::string reason = created.status().message();
+      if (reason.rfind("no CUDA driver: ", 0) == 0) reason.erase(0, 16);
+      GTEST_SKIP() << "no CUDA driver: " << reason;
+    }
+    device = std::move(*created);
+  }
+
+  std::unique_ptr<CudaDevice> device;
+};
+
+const KernelSource kReverse = {R"(
+extern "C" __global__ void reverse_block(float* out, const float* in, float scale) {
+  __shared__ float tile[256];
+  unsigned base = blockIdx.x * 256;
+  tile[threadIdx.x] = in[base + threadIdx.x];
+  __syncthreads();
+  out[base + threadIdx.x] = scale * tile[255 - threadIdx.x];
+}
+)",
+                               "reverse_block"};
+
+TEST_F(CudaDeviceOnGpu, RunsAKernelAndCountsMemory) {
+  EXPECT_NE(device->name().find(device->arch()), std::string::npos);
+  const size_t count = 4 * 256, bytes = count * sizeof(float);
+  std::vector<float> input(count), output(count, 0.0f);
+  for (size_t i = 0; i < count; ++i) input[i] = float(i) * 0.5f - 3.0f;
+
+  StatusOr<void*> in = device->allocate(bytes);
+  StatusOr<void*> out = device->allocate(bytes);
+  ASSERT_TRUE(in) << in.status().message();
+  ASSERT_TRUE(out) << out.status().message();
+  DeviceMemoryStats stats = device->memory_stats();
+  EXPECT_EQ(stats.in_use_bytes, 2 * bytes);
+  EXPECT_EQ(stats.live_allocations, 2u);
+
+  ASSERT_TRUE(device->copy_to_device(*in, input.data(), bytes));
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  float scale = 2.0f;
+  void* args[] = {&*out, &*in, &scale};
+  Status launched = device->launch(**kernel, {4, 1, 1}, {256, 1, 1}, 0, args);
+  ASSERT_TRUE(launched) << launched.message();
+  Status synced = device->synchronize();
+  ASSERT_TRUE(synced) << synced.message();
+  ASSERT_TRUE(device->copy_to_host(output.data(), *out, bytes));
+  for (size_t block = 0; block < 4; ++block) {
+    for (size_t t = 0; t < 256; ++t) {
+      ASSERT_EQ(output[block * 256 + t], 2.0f * input[block * 256 + 255 - t]) << block << "," << t;
+    }
+  }
+
+  ASSERT_TRUE(device->release(*in));
+  ASSERT_TRUE(device->release(*out));
+  stats = device->memory_stats();
+  EXPECT_EQ(stats.in_use_bytes, 0u);
+  EXPECT_EQ(stats.peak_bytes, 2 * bytes);
+  EXPECT_EQ(stats.total_allocations, 2u);
+  EXPECT_FALSE(device->release(*in)) << "a second release is an error";
+}
+
+TEST_F(CudaDeviceOnGpu, LaunchErrorNamesTheKernelAndTheDriverError) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  void* args[] = {nullptr, nullptr, nullptr};
+  Status launched = device->launch(**kernel, {1, 1, 1}, {4096, 1, 1}, 0, args);  // > 1024 threads
+  ASSERT_FALSE(launched);
+  EXPECT_NE(launched.message().find("reverse_block"), std::string::npos) << launched.message();
+  EXPECT_NE(launched.message().find("CUDA_ERROR_"), std::string::npos) << launched.message();
+}
+
+TEST_F(CudaDeviceOnGpu, LoadErrorNamesTheMissingEntry) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load({kReverse.source, "no_such_kernel"});
+  ASSERT_FALSE(kernel);
+  EXPECT_NE(kernel.status().message().find("no_such_kernel"), std::string::npos);
+}
+
+TEST_F(CudaDeviceOnGpu, AllocationPastTheLimitIsRefused) {
+  setenv("SPECTRAL_DEVICE_MEMORY_LIMIT", "1M", 1);
+  StatusOr<std::unique_ptr<CudaDevice>> limited = CudaDevice::create();
+  unsetenv("SPECTRAL_DEVICE_MEMORY_LIMIT");
+  ASSERT_TRUE(limited) << limited.status().message();
+  EXPECT_EQ((*limited)->memory_stats().limit_bytes, 1u << 20);
+
+  StatusOr<void*> first = (*limited)->allocate(768 << 10);
+  ASSERT_TRUE(first) << first.status().message();
+  StatusOr<void*> second = (*limited)->allocate(512 << 10);
+  ASSERT_FALSE(second);
+  const std::string& message = second.status().message();
+  EXPECT_NE(message.find("524288 bytes"), std::string::npos) << message;   // requested
+  EXPECT_NE(message.find("786432 bytes in use"), std::string::npos) << message;
+  EXPECT_NE(message.find("1048576 bytes"), std::string::npos) << message;  // the limit
+  EXPECT_EQ((*limited)->memory_stats().in_use_bytes, 768u << 10);
+  EXPECT_TRUE((*limited)->allocate(256 << 10)) << "exactly up to the limit is allowed";
+}
+
+}  // namespace
+}  // namespace spectral

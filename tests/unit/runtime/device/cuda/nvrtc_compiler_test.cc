@@ -1,0 +1,271 @@
+#include "runtime/device/cuda/nvrtc_compiler.h"
+
+#include "runtime/cache/kernel_cache.h"
+#include "runtime/device/cuda/dynamic_library.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+
+namespace spectral {
+namespace {
+
+// Reverses each block of 256 floats through shared memory: 1 KiB of smem, one barrier.
+const KernelSource kReverse = {R"(
+extern "C" __global__ void reverse_block(float* out, const float* in) {
+  __shared__ float tile[256];
+  unsigned base = blockIdx.x * 256;
+  tile[threadIdx.x] = in[base + threadIdx.x];
+  __syncthreads();
+  out[base + threadIdx.x] = tile[255 - threadIdx.x];
+}
+)",
+                               "reverse_block"};
+
+NvrtcCompiler& compiler() {
+  static StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
+  if (!compiler) ADD_FAILURE() << "NVRTC must be available to these tests: "
+                               << compiler.status().message();
+  return *compiler;
+}
+
+NvrtcOptions cubin_for(const std::string& arch) {
+  NvrtcOptions options;
+  options.arch = arch;
+  return options;
+}
+
+TEST(NvrtcCompiler, ReportsItsVersionAndArchitectures) {
+  EXPECT_EQ(compiler().version().rfind("nvrtc ", 0), 0u) << compiler().version();
+  const std::vector<int>& archs = compiler().supported_archs();
+  EXPECT_NE(std::find(archs.begin(), archs.end(), 80), archs.end());
+  EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
+}
+
+TEST(NvrtcCompiler, CommandLineNamesArchitectureAndReport) {
+  NvrtcOptions options = cubin_for("sm_90");
+  options.extra = {"-lineinfo"};
+  EXPECT_EQ(NvrtcCompiler::command_line(options),
+            (std::vector<std::string>{"-std=c++17", "--gpu-architecture=sm_90", "-default-device",
+                                      "--ptxas-options=-v", "-lineinfo"}));
+  options.output = NvrtcOutput::kPtx;
+  options.default_device = false;
+  options.extra.clear();
+  EXPECT_EQ(NvrtcCompiler::command_line(options),
+            (std::vector<std::string>{"-std=c++17", "--gpu-architecture=compute_90"}));
+}
+
+class NvrtcCubin : public testing::TestWithParam<std::string> {};
+
+TEST_P(NvrtcCubin, SharedMemoryKernelCompilesWithoutSpills) {
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(kReverse, cubin_for(GetParam()));
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_TRUE(kernel->is_cubin);
+  ASSERT_GE(kernel->binary.size(), 4u);
+  EXPECT_EQ(std::memcmp(kernel->binary.data(), "\x7f" "ELF", 4), 0);
+  EXPECT_NE(kernel->log.find("for '" + GetParam() + "'"), std::string::npos) << kernel->log;
+
+  const ResourceUsage* usage = kernel->usage_of("reverse_block");
+  ASSERT_NE(usage, nullptr) << kernel->log;
+  EXPECT_TRUE(usage->is_entry);
+  EXPECT_GT(usage->registers, 0);
+  EXPECT_EQ(usage->shared_bytes, 256 * 4);
+  EXPECT_EQ(usage->barriers, 1);
+  EXPECT_EQ(usage->spill_store_bytes, 0);
+  EXPECT_EQ(usage->spill_load_bytes, 0);
+  EXPECT_EQ(usage->stack_bytes, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, NvrtcCubin, testing::Values("sm_80", "sm_90"));
+
+TEST(NvrtcCompiler, PtxOutputDefinesTheEntry) {
+  NvrtcOptions options = cubin_for("sm_80");
+  options.output = NvrtcOutput::kPtx;
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(kReverse, options);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_FALSE(kernel->is_cubin);
+  EXPECT_NE(kernel->ptx.find(".entry reverse_block("), std::string::npos) << kernel->ptx;
+  EXPECT_NE(kernel->ptx.find(".target sm_80"), std::string::npos);
+  ASSERT_FALSE(kernel->binary.empty());
+  EXPECT_EQ(kernel->binary.back(), 0) << "PTX for cuModuleLoadData is NUL-terminated";
+  EXPECT_TRUE(kernel->usage.empty()) << "no ptxas run for PTX output";
+}
+
+TEST(NvrtcCompiler, CubinCanAlsoReturnPtx) {
+  NvrtcOptions options = cubin_for("sm_80");
+  options.want_ptx = true;
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(kReverse, options);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_TRUE(kernel->is_cubin);
+  EXPECT_NE(kernel->ptx.find(".entry reverse_block("), std::string::npos);
+}
+
+TEST(NvrtcCompiler, SyntaxErrorGivesLogAndDumpedSource) {
+  KernelSource broken = {"extern \"C\" __global__ void broken(float* out) { out[0] = 1 }\n",
+                         "broken"};
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(broken, cubin_for("sm_80"));
+  ASSERT_FALSE(kernel);
+  const std::string& message = kernel.status().message();
+  EXPECT_NE(message.find("broken"), std::string::npos) << message;
+  EXPECT_NE(message.find("error: expected a \";\""), std::string::npos) << message;
+
+  const std::string marker = "source dumped to ";
+  size_t at = message.find(marker);
+  ASSERT_NE(at, std::string::npos) << message;
+  std::string path = message.substr(at + marker.size());
+  path = path.substr(0, path.find_first_of(" \n"));
+  EXPECT_NE(path.find("spectral-failed-"), std::string::npos) << path;
+  EXPECT_TRUE(std::filesystem::exists(path)) << path;
+  std::filesystem::remove(path);
+}
+
+TEST(NvrtcCompiler, MissingEntryIsAnError) {
+  KernelSource misnamed = {kReverse.source, "reverse"};
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(misnamed, cubin_for("sm_80"));
+  ASSERT_FALSE(kernel);
+  EXPECT_NE(kernel.status().message().find("no extern \"C\" __global__ function named 'reverse'"),
+            std::string::npos)
+      << kernel.status().message();
+}
+
+TEST(NvrtcCompiler, IncludesInMemoryHeaders) {
+  KernelSource source = {R"(
+#include "spectral_test_tile.cuh"
+extern "C" __global__ void scaled_copy(float* out, const float* in) {
+  __shared__ float tile[kTile];
+  tile[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = twice(tile[kTile - 1 - threadIdx.x]);
+}
+)",
+                         "scaled_copy"};
+  std::vector<NvrtcHeader> headers = {
+      {"spectral_test_tile.cuh",
+       "#pragma once\nconstexpr int kTile = 96;\n"
+       "__device__ inline float twice(float x) { return 2.0f * x; }\n"}};
+  StatusOr<CompiledKernel> kernel =
+      compiler().compile_uncached(source, cubin_for("sm_80"), headers);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  ASSERT_NE(kernel->usage_of("scaled_copy"), nullptr);
+  EXPECT_EQ(kernel->usage_of("scaled_copy")->shared_bytes, 96 * 4);
+
+  StatusOr<CompiledKernel> without = compiler().compile_uncached(source, cubin_for("sm_80"));
+  ASSERT_FALSE(without);
+  EXPECT_NE(without.status().message().find("spectral_test_tile.cuh"), std::string::npos);
+}
+
+TEST(NvrtcCompiler, ReportsStackFramesAndSpills) {
+  // A dynamically indexed local array lives on the stack; 64 values kept live
+  // across a register cap of 32 must spill.
+  KernelSource source = {R"(
+extern "C" __global__ void local_array(float* out, const int* index) {
+  float local[4096];
+  for (int i = 0; i < 4096; ++i) local[i] = out[i] * i;
+  out[threadIdx.x] = local[index[threadIdx.x]];
+}
+extern "C" __global__ void register_pressure(float* out, const float* in) {
+  float v[64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) v[i] = in[threadIdx.x + i * 128];
+#pragma unroll
+  for (int r = 0; r < 4; ++r)
+#pragma unroll
+    for (int i = 0; i < 64; ++i) v[i] = v[i] * v[(i * 7 + r) % 64] + v[(i + 13) % 64];
+#pragma unroll
+  for (int i = 0; i < 64; ++i) out[threadIdx.x + i * 128] = v[i];
+}
+)",
+                         "register_pressure"};
+  NvrtcOptions options = cubin_for("sm_80");
+  options.extra = {"-maxrregcount=32"};
+  StatusOr<CompiledKernel> kernel = compiler().compile_uncached(source, options);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+
+  const ResourceUsage* local = kernel->usage_of("local_array");
+  ASSERT_NE(local, nullptr) << kernel->log;
+  EXPECT_GE(local->stack_bytes, 4096 * 4);
+  const ResourceUsage* pressure = kernel->usage_of("register_pressure");
+  ASSERT_NE(pressure, nullptr) << kernel->log;
+  EXPECT_LE(pressure->registers, 32);
+  EXPECT_GT(pressure->spill_store_bytes, 0) << kernel->log;
+  EXPECT_GT(pressure->spill_load_bytes, 0) << kernel->log;
+}
+
+TEST(NvrtcCompiler, SecondCompileIsACacheHit) {
+  KernelSource source = kReverse;
+  source.source += "// cache test\n";
+  CacheStats before = KernelCache::global().stats();
+  StatusOr<CompiledKernel> first = compiler().compile(source, cubin_for("sm_80"));
+  ASSERT_TRUE(first) << first.status().message();
+  CacheStats middle = KernelCache::global().stats();
+  EXPECT_EQ(middle.misses, before.misses + 1);
+
+  StatusOr<CompiledKernel> second = compiler().compile(source, cubin_for("sm_80"));
+  ASSERT_TRUE(second) << second.status().message();
+  CacheStats after = KernelCache::global().stats();
+  EXPECT_EQ(after.misses, middle.misses);
+  EXPECT_EQ(after.memory_hits + after.disk_hits, middle.memory_hits + middle.disk_hits + 1);
+
+  EXPECT_EQ(second->binary, first->binary);
+  EXPECT_EQ(second->log, first->log);
+  ASSERT_NE(second->usage_of("reverse_block"), nullptr) << "usage re-parsed from the cached log";
+  EXPECT_EQ(second->usage_of("reverse_block")->shared_bytes, 1024);
+
+  // Another architecture is another key.
+  StatusOr<CompiledKernel> other = compiler().compile(source, cubin_for("sm_90"));
+  ASSERT_TRUE(other) << other.status().message();
+  EXPECT_EQ(KernelCache::global().stats().misses, after.misses + 1);
+}
+
+TEST(NvrtcCompiler, CachedErrorsAreNotStored) {
+  KernelSource broken = {"extern \"C\" __global__ void cached_broken() { nope; }\n",
+                         "cached_broken"};
+  StatusOr<CompiledKernel> first = compiler().compile(broken, cubin_for("sm_80"));
+  StatusOr<CompiledKernel> second = compiler().compile(broken, cubin_for("sm_80"));
+  ASSERT_FALSE(first);
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.status().message().find("identifier \"nope\" is undefined"),
+            std::string::npos)
+      << second.status().message();
+}
+
+TEST(NvrtcCompiler, RecordRoundTripsAndRejectsDamage) {
+  CompiledKernel kernel;
+  kernel.binary = {0x7f, 'E', 'L', 'F', 0, 1, 2};
+  kernel.is_cubin = true;
+  kernel.ptx = ".entry k(";
+  kernel.log = "ptxas info    : Compiling entry function 'k' for 'sm_80'\n"
+               "ptxas info    : Used 7 registers, used 0 barriers, 64 bytes smem\n";
+  std::vector<uint8_t> record = NvrtcCompiler::serialize(kernel);
+  StatusOr<CompiledKernel> back = NvrtcCompiler::deserialize(record);
+  ASSERT_TRUE(back) << back.status().message();
+  EXPECT_EQ(back->binary, kernel.binary);
+  EXPECT_TRUE(back->is_cubin);
+  EXPECT_EQ(back->ptx, kernel.ptx);
+  EXPECT_EQ(back->log, kernel.log);
+  ASSERT_NE(back->usage_of("k"), nullptr);
+  EXPECT_EQ(back->usage_of("k")->registers, 7);
+  EXPECT_EQ(back->usage_of("k")->shared_bytes, 64);
+
+  record.pop_back();
+  EXPECT_FALSE(NvrtcCompiler::deserialize(record));
+  record.push_back('\n');
+  record.push_back('x');
+  EXPECT_FALSE(NvrtcCompiler::deserialize(record));
+  EXPECT_FALSE(NvrtcCompiler::deserialize({}));
+}
+
+TEST(DynamicLibrary, ErrorListsEveryCandidateTried) {
+  StatusOr<OpenedLibrary> opened = open_first_library(
+      {"/nonexistent/libnvrtc.so.13", "libspectral-does-not-exist.so"}, "NVRTC (libnvrtc)");
+  ASSERT_FALSE(opened);
+  const std::string& message = opened.status().message();
+  EXPECT_NE(message.find("NVRTC (libnvrtc) not found"), std::string::npos) << message;
+  EXPECT_NE(message.find("/nonexistent/libnvrtc.so.13"), std::string::npos) << message;
+  EXPECT_NE(message.find("libspectral-does-not-exist.so"), std::string::npos) << message;
+}
+
+}  // namespace
+}  // namespace spectral

@@ -1,0 +1,192 @@
+// host_device_test.cc - memory, loading, the cache, launch checks and misuse.
+#include "runtime/cache/kernel_cache.h"
+#include "runtime/kernels/embedded_templates.h"
+#include "tests/unit/runtime/device/host/host_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace spectral::testing {
+namespace {
+
+TEST(HostDevice, NameSaysHostAndThreads) {
+  EXPECT_EQ(host_device().name().rfind("host (", 0), 0u) << host_device().name();
+}
+
+TEST(HostDevice, AllocationsAreAlignedAndTracked) {
+  StatusOr<void*> a = host_device().allocate(1000), empty = host_device().allocate(0);
+  ASSERT_TRUE(a.is_ok() && empty.is_ok());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(*a) % 256, 0u);
+  EXPECT_NE(*empty, nullptr);
+  EXPECT_TRUE(host_device().release(*a).is_ok());
+  Status twice = host_device().release(*a);
+  EXPECT_FALSE(twice.is_ok());
+  EXPECT_NE(twice.message().find("did not allocate"), std::string::npos) << twice.message();
+  EXPECT_TRUE(host_device().release(*empty).is_ok());
+  EXPECT_TRUE(host_device().release(nullptr).is_ok());
+  EXPECT_TRUE(host_device().synchronize().is_ok());
+}
+
+TEST(HostDevice, SecondLoadOfTheSameSourceIsACacheHit) {
+  const KernelCache::Options& options = KernelCache::global().options();
+  EXPECT_NE(options.directory.find("spectral-host-tests-"), std::string::npos)
+      << "the test main should point SPECTRAL_CACHE_DIR at a temporary directory";
+  const CacheStats before = KernelCache::global().stats();
+  const KernelSource source{kernel_file("saxpy_2d.cu") + "\n// cache test\n", "saxpy_2d"};
+  StatusOr<std::shared_ptr<Kernel>> first = host_device().load(source);
+  ASSERT_TRUE(first.is_ok()) << first.status().message();
+  const CacheStats middle = KernelCache::global().stats();
+  EXPECT_EQ(middle.misses, before.misses + 1);
+  StatusOr<std::shared_ptr<Kernel>> second = host_device().load(source);
+  ASSERT_TRUE(second.is_ok()) << second.status().message();
+  const CacheStats after = KernelCache::global().stats();
+  EXPECT_EQ(after.misses, middle.misses);
+  EXPECT_EQ(after.memory_hits, middle.memory_hits + 1);
+  // Both loads run.
+  int n = 3;
+  float a = 2.0f;
+  DeviceBuffer<float> x(std::vector<float>{1, 2, 3}), y(std::vector<float>{1, 1, 1});
+  launch(**first, {1, 1, 1}, {32, 1, 1}, {&n, &a, &x.get(), &y.get()});
+  launch(**second, {1, 1, 1}, {32, 1, 1}, {&n, &a, &x.get(), &y.get()});
+  EXPECT_EQ(y.read(), (std::vector<float>{5, 9, 13}));
+}
+
+TEST(HostDevice, CompileErrorReportsCompilerOutputAndKeptSource) {
+  const KernelSource source{
+      "extern \"C\" __global__ void broken(int* p) { p[threadIdx.x] = no_such_name; }\n", "broken"};
+  StatusOr<std::shared_ptr<Kernel>> kernel = host_device().load(source);
+  ASSERT_FALSE(kernel.is_ok());
+  const std::string& message = kernel.status().message();
+  EXPECT_NE(message.find("no_such_name"), std::string::npos) << message;
+  EXPECT_NE(message.find("error"), std::string::npos) << message;
+  const std::string marker = "source kept at ";
+  const size_t at = message.find(marker);
+  ASSERT_NE(at, std::string::npos) << message;
+  const std::string path = message.substr(at + marker.size(), message.find('\n', at) - at - marker.size());
+  std::ifstream kept(path);
+  ASSERT_TRUE(kept.good()) << path;
+  std::ostringstream text;
+  text << kept.rdbuf();
+  EXPECT_NE(text.str().find("no_such_name"), std::string::npos);
+  std::error_code ignored;
+  std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ignored);
+}
+
+TEST(HostDevice, EntryMustBeAnIdentifierDefinedByTheUnit) {
+  StatusOr<std::shared_ptr<Kernel>> bad = host_device().load({"", "not an identifier"});
+  ASSERT_FALSE(bad.is_ok());
+  EXPECT_NE(bad.status().message().find("not a C identifier"), std::string::npos);
+  StatusOr<std::shared_ptr<Kernel>> missing =
+      host_device().load({kernel_file("saxpy_2d.cu"), "no_such_kernel"});
+  ASSERT_FALSE(missing.is_ok());
+  EXPECT_NE(missing.status().message().find("no_such_kernel"), std::string::npos)
+      << missing.status().message();
+  std::error_code ignored;  // the kept source of the failed compile
+  const std::string& message = missing.status().message();
+  const size_t at = message.find("source kept at ");
+  if (at != std::string::npos) {
+    const std::string path = message.substr(at + 15, message.find('\n', at) - at - 15);
+    std::filesystem::remove_all(std::filesystem::path(path).parent_path(), ignored);
+  }
+}
+
+TEST(HostDevice, LaunchConfigurationIsChecked) {
+  auto kernel = load_kernel("thread_index.cu", "thread_index");
+  ASSERT_TRUE(kernel);
+  unsigned int* out = nullptr;
+  void* args[] = {&out};
+  for (auto [grid, block, shared] :
+       {std::tuple<Dim3, Dim3, size_t>{{1, 1, 1}, {1025, 1, 1}, 0},
+        {{1, 1, 1}, {32, 32, 2}, 0},
+        {{1, 1, 1}, {1, 1, 65}, 0},
+        {{0, 1, 1}, {32, 1, 1}, 0},
+        {{1, 65536, 1}, {32, 1, 1}, 0},
+        {{1, 1, 1}, {32, 1, 1}, HostDevice::kMaxDynamicSharedBytes + 1}}) {
+    Status status = host_device().launch(*kernel, grid, block, shared, args);
+    EXPECT_FALSE(status.is_ok());
+    EXPECT_NE(status.message().find("thread_index"), std::string::npos) << status.message();
+  }
+}
+
+TEST(HostDevice, BarrierNotReachedByAllThreadsIsADeadlockError) {
+  auto kernel = load_kernel("misuse.cu", "divergent_barrier");
+  ASSERT_TRUE(kernel);
+  DeviceBuffer<int> out(64);
+  void* args[] = {&out.get()};
+  Status status = host_device().launch(*kernel, {2, 1, 1}, {64, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("deadlock"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("divergent_barrier"), std::string::npos) << status.message();
+  // The pool and the device are still usable.
+  auto good = load_kernel("block_reduce.cu", "block_reduce");
+  ASSERT_TRUE(good);
+  int n = 256;
+  DeviceBuffer<float> in(std::vector<float>(256, 1.0f)), sum(1);
+  launch(*good, {1, 1, 1}, {256, 1, 1}, {&in.get(), &sum.get(), &n});
+  EXPECT_EQ(sum.read()[0], 256.0f);
+}
+
+TEST(HostDevice, TrapNamesBlockAndThreadWithAndWithoutFibers) {
+  // Alone the trap kernel has no barrier (threads run as a loop); with the
+  // misuse kernels in the same unit it runs on fibers.
+  for (const std::string& source :
+       {kernel_file("trap.cu"), kernel_file("trap.cu") + kernel_file("misuse.cu")}) {
+    StatusOr<std::shared_ptr<Kernel>> kernel = host_device().load({source, "trap_in_block"});
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    DeviceBuffer<int> out(8 * 64);
+    int bad_block = 3, bad_thread = 5;
+    void* args[] = {&out.get(), &bad_block, &bad_thread};
+    Status status = host_device().launch(**kernel, {8, 1, 1}, {64, 1, 1}, 0, args);
+    ASSERT_FALSE(status.is_ok());
+    EXPECT_NE(status.message().find("__trap"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("block (3,0,0)"), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find("thread (5,0,0)"), std::string::npos) << status.message();
+  }
+}
+
+TEST(HostDevice, LaunchesFromSeveralThreadsAtOnce) {
+  auto kernel = load_kernel("block_reduce.cu", "block_reduce");
+  ASSERT_TRUE(kernel);
+  auto run = [&](float value, bool* ok) {
+    int n = 64 * 256;
+    DeviceBuffer<float> in(std::vector<float>(size_t(n), value)), sums(64);
+    for (int repeat = 0; repeat < 20; ++repeat) {
+      void* args[] = {&in.get(), &sums.get(), &n};
+      *ok = *ok && host_device().launch(*kernel, {64, 1, 1}, {256, 1, 1}, 0, args).is_ok();
+      for (float s : sums.read()) *ok = *ok && s == 256.0f * value;
+    }
+  };
+  bool ok1 = true, ok2 = true;
+  std::thread other(run, 2.0f, &ok2);
+  run(1.0f, &ok1);
+  other.join();
+  EXPECT_TRUE(ok1);
+  EXPECT_TRUE(ok2);
+}
+
+TEST(HostDevice, EmbeddedTemplatesAreFoundAndMaterialized) {
+  const std::string* emulation = find_template("host_emulation.h");
+  ASSERT_NE(emulation, nullptr);
+  EXPECT_NE(emulation->find("SPECTRAL_HOST_ENTRY"), std::string::npos);
+  ASSERT_NE(find_template("common.cuh"), nullptr);
+  ASSERT_NE(find_template("host_abi.h"), nullptr);
+  EXPECT_EQ(find_template("no_such_template.cuh"), nullptr);
+  EXPECT_EQ(templates_digest().size(), 64u);
+  StatusOr<std::string> dir = materialized_templates_dir();
+  ASSERT_TRUE(dir.is_ok()) << dir.status().message();
+  EXPECT_EQ(*materialized_templates_dir(), *dir);  // once per process
+  for (const EmbeddedFile& file : embedded_templates()) {
+    std::ifstream in(*dir + "/" + file.name, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    EXPECT_EQ(text.str(), file.content) << file.name;
+  }
+}
+
+}  // namespace
+}  // namespace spectral::testing
