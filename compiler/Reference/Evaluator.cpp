@@ -9,6 +9,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
+
 using namespace mlir;
 namespace sp = mlir::spectral;
 
@@ -136,6 +138,28 @@ int64_t broadcastIndex(const std::vector<int64_t> &resultShape,
   return source;
 }
 
+Complex roundToKind(ElementKind kind, Complex value) {
+  auto wrap = [](double v, double bits) {
+    double modulus = std::ldexp(1.0, int(bits));
+    double w = std::fmod(std::trunc(v), modulus); // in (-2^bits, 2^bits)
+    if (w >= modulus / 2)
+      w -= modulus;
+    else if (w < -modulus / 2)
+      w += modulus;
+    return w;
+  };
+  switch (kind) {
+  case ElementKind::I1: return value.real() != 0.0 ? 1.0 : 0.0;
+  case ElementKind::I32: return wrap(value.real(), 32);
+  case ElementKind::I64: return wrap(value.real(), 64);
+  case ElementKind::F32:
+  case ElementKind::F64: return value.real();
+  case ElementKind::C64:
+  case ElementKind::C128: return value;
+  }
+  return value;
+}
+
 Results single(Tensor tensor) {
   std::vector<Tensor> out;
   out.push_back(std::move(tensor));
@@ -211,6 +235,9 @@ static Results evaluateBlock(Block &block, std::vector<Tensor> args) {
     for (auto [value, tensor] : llvm::zip(op.getResults(), *results)) {
       if (llvm::Error error = checkMatches(tensor, value.getType(), "result"))
         return opError(&op, "internal error: " + llvm::toString(std::move(error)));
+      if (isIntegerKind(tensor.kind))
+        for (Complex &v : tensor.data)
+          v = roundToKind(tensor.kind, v);
       values[value] = std::move(tensor);
     }
   }

@@ -33,6 +33,11 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
 int64_t broadcastIndex(const std::vector<int64_t> &resultShape,
                        const std::vector<int64_t> &shape, int64_t flat);
 
+/// `value` as an element of `kind` holds it: integers truncate toward zero and
+/// wrap modulo 2^bits (exact while |value| < 2^53, as every element is held
+/// in double), i1 is "not zero", reals drop the imaginary part.
+Complex roundToKind(ElementKind kind, Complex value);
+
 /// A result with a single tensor.
 Results single(Tensor tensor);
 

@@ -72,19 +72,6 @@ bool compare(sp::CmpPredicate predicate, double a, double b) {
   return false;
 }
 
-/// Rounds `value` to what an element of `kind` holds (integers truncate and
-/// wrap like the target type; floats stay in double, as the evaluator does).
-Complex convertTo(ElementKind kind, Complex value) {
-  switch (kind) {
-  case ElementKind::I1: return value.real() != 0.0 ? 1.0 : 0.0;
-  case ElementKind::I32: return double(int32_t(int64_t(std::trunc(value.real()))));
-  case ElementKind::I64: return double(int64_t(std::trunc(value.real())));
-  case ElementKind::F32:
-  case ElementKind::F64: return value.real();
-  default: return value;
-  }
-}
-
 /// Reduction over `axes`: `init`, then `combine` per element, then `finish`
 /// with the number of elements reduced.
 Results reduce(Operation *op, const Tensor &x, llvm::ArrayRef<int64_t> axes,
@@ -209,7 +196,7 @@ std::optional<Results> evaluatePointwise(Operation *op, Operands in) {
       })
       .Case([&](sp::CastOp cast) {
         ElementKind to = *elementKindOf(cast.getType().getElementType());
-        return unaryMap(op, in, [=](Complex x) { return convertTo(to, x); });
+        return unaryMap(op, in, [=](Complex x) { return roundToKind(to, x); });
       })
       .Case([&](sp::AddOp add) {
         return broadcastMap(op, in, add.getType(),
@@ -220,10 +207,8 @@ std::optional<Results> evaluatePointwise(Operation *op, Operands in) {
                             [](llvm::ArrayRef<Complex> a) { return a[0] - a[1]; });
       })
       .Case([&](sp::MulOp mul) {
-        ElementKind kind = in[0]->kind;
-        return broadcastMap(op, in, mul.getType(), [=](llvm::ArrayRef<Complex> a) {
-          return convertTo(kind, a[0] * a[1]);
-        });
+        return broadcastMap(op, in, mul.getType(),
+                            [](llvm::ArrayRef<Complex> a) { return a[0] * a[1]; });
       })
       .Case([&](sp::DivOp div) { return divide(div, in); })
       .Case([&](sp::ComplexOp c) {

@@ -161,7 +161,7 @@ Results sparseBinary(Operation *op, Operands in, bool isUnion) {
     } else {
       for (auto [index, v] : lhs)
         if (auto it = rhs.find(index); it != rhs.end())
-          merged[index] = v + it->second;
+          merged[index] = v * it->second;
     }
     int64_t j = 0;
     for (auto [index, v] : merged) {

@@ -17,28 +17,6 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-/// exp(2*pi*i*m/n) for 0 <= m < n, with the angle reduced to [0, pi/4] before
-/// calling cos/sin, so that quarter turns are exact and symmetric roots agree.
-Complex unitRoot(int64_t m, int64_t n) {
-  // angle = (pi/4) * (octant + r/n); 8m < 2^63 for every length we handle.
-  int64_t octant = 8 * m / n;
-  int64_t r = 8 * m - octant * n;
-  Complex z;
-  int64_t quarterTurns;
-  if (octant % 2 == 0) {
-    double t = kPi / 4 * static_cast<double>(r) / static_cast<double>(n);
-    z = {std::cos(t), std::sin(t)};
-    quarterTurns = octant / 2;
-  } else { // angle = (octant + 1) * pi/4 - t
-    double t = kPi / 4 * static_cast<double>(n - r) / static_cast<double>(n);
-    z = {std::cos(t), -std::sin(t)};
-    quarterTurns = (octant + 1) / 2;
-  }
-  for (int64_t q = 0; q < quarterTurns % 4; ++q)
-    z = {-z.imag(), z.real()}; // multiply by i
-  return z;
-}
-
 /// roots[m] = exp(sign * 2*pi*i*m/n) for m in [0, n).
 std::vector<Complex> unitRoots(int64_t n, int sign) {
   std::vector<Complex> roots(n);
@@ -120,6 +98,26 @@ std::vector<Complex> dftAlong(const std::vector<Complex> &data,
 }
 
 } // namespace
+
+Complex unitRoot(int64_t m, int64_t n) {
+  // angle = (pi/4) * (octant + r/n); 8m < 2^63 for every length we handle.
+  int64_t octant = 8 * m / n;
+  int64_t r = 8 * m - octant * n;
+  Complex z;
+  int64_t quarterTurns;
+  if (octant % 2 == 0) {
+    double t = kPi / 4 * static_cast<double>(r) / static_cast<double>(n);
+    z = {std::cos(t), std::sin(t)};
+    quarterTurns = octant / 2;
+  } else { // angle = (octant + 1) * pi/4 - t
+    double t = kPi / 4 * static_cast<double>(n - r) / static_cast<double>(n);
+    z = {std::cos(t), -std::sin(t)};
+    quarterTurns = (octant + 1) / 2;
+  }
+  for (int64_t q = 0; q < quarterTurns % 4; ++q)
+    z = {-z.imag(), z.real()}; // multiply by i
+  return z;
+}
 
 int64_t elementCount(const std::vector<int64_t> &shape) {
   int64_t count = 1;

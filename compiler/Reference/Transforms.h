@@ -20,6 +20,10 @@ using Complex = std::complex<double>;
 /// Scaling convention, as numpy.fft / scipy.fft name it.
 enum class Norm { Backward, Ortho, Forward };
 
+/// exp(2*pi*i*m/n) for 0 <= m < n, with the angle reduced to [0, pi/4] before
+/// calling cos/sin, so that quarter turns are exact and symmetric roots agree.
+Complex unitRoot(int64_t m, int64_t n);
+
 /// Number of elements of a row-major array with this shape.
 int64_t elementCount(const std::vector<int64_t> &shape);
 

@@ -25,7 +25,7 @@ struct LoopModeError {
   std::string message;
 };
 
-enum class State : uint8_t { kNotStarted, kRunning, kBlockWait, kWarpWait, kExited };
+enum class State : uint8_t { kNotStarted, kRunning, kBlockWait, kWarpWait, kWarpDrain, kExited };
 
 struct Thread {
   ctx::fiber fiber;  // the suspended context; empty while running, unstarted or exited
@@ -35,11 +35,14 @@ struct Thread {
   uint32_t next = 0, prev = 0;  // ring of the live threads
 };
 
-/// A warp barrier round: lanes publish into values[gen & 1]; double-buffered
-/// because a released lane may publish again before the others have read.
+/// A warp barrier round: lanes publish into values[gen & 1]. Double-buffered,
+/// because a released lane may publish again before the others have read; and
+/// a lane may not publish into a buffer whose lanes have not all read it yet
+/// (unread), which happens when rounds with different masks interleave.
 struct Warp {
   uint32_t live = 0, arrived = 0, need = 0, gen = 0;
   uint32_t round_arrived[2] = {0, 0};
+  uint32_t unread[2] = {0, 0};  // lanes released from that round, not yet resumed
   uint64_t values[2][32] = {};
 };
 
@@ -80,6 +83,10 @@ struct BlockRunner::Impl {
       case State::kNotStarted: return true;
       case State::kBlockWait: return t.wait_gen != gen;
       case State::kWarpWait: return t.wait_gen != warps[i >> 5].gen;
+      case State::kWarpDrain: {
+        const Warp& warp = warps[i >> 5];
+        return warp.unread[warp.gen & 1] == 0;
+      }
       default: return false;
     }
   }
@@ -131,7 +138,7 @@ struct BlockRunner::Impl {
     Warp& warp = warps[me >> 5];
     warp.live &= ~(1u << (me & 31));
     if (arrived != 0 && arrived == live) release_block();  // exited threads count as arrived
-    try_release_warp(warp);
+    try_release_warp(warp, false);
     from = me;
     if (live == 0) return std::move(main);
     uint32_t next = after;
@@ -183,11 +190,14 @@ struct BlockRunner::Impl {
     }
   }
 
-  static bool try_release_warp(Warp& warp) {
+  /// Releases the round if every live lane it names has arrived; `caller_arrived`:
+  /// the calling lane is one of them and reads at once.
+  static bool try_release_warp(Warp& warp, bool caller_arrived) {
     if (warp.arrived == 0) return false;
     const uint32_t need = (warp.need | warp.arrived) & warp.live;
     if ((warp.arrived & need) != need) return false;
     warp.round_arrived[warp.gen & 1] = warp.arrived;
+    warp.unread[warp.gen & 1] = uint32_t(__builtin_popcount(warp.arrived)) - caller_arrived;
     warp.arrived = 0;
     warp.need = 0;
     ++warp.gen;
@@ -198,15 +208,21 @@ struct BlockRunner::Impl {
     if (loop_mode) throw LoopModeError{barrier_in_loop_mode("a warp intrinsic")};
     const uint32_t me = cur, lane = me & 31;
     Warp& warp = warps[me >> 5];
+    while (warp.unread[warp.gen & 1] != 0) {
+      threads[me].state = State::kWarpDrain;
+      switch_from(me);
+      threads[me].state = State::kRunning;
+    }
     const uint32_t slot = warp.gen & 1;
     warp.values[slot][lane] = value;
     warp.arrived |= 1u << lane;
     warp.need |= mask;
-    if (!try_release_warp(warp)) {
+    if (!try_release_warp(warp, true)) {
       threads[me].state = State::kWarpWait;
       threads[me].wait_gen = warp.gen;
       switch_from(me);
       threads[me].state = State::kRunning;
+      --warp.unread[slot];  // the caller reads the values before any other fiber runs
     }
     *arrived_lanes = warp.round_arrived[slot];
     return warp.values[slot];
@@ -228,7 +244,7 @@ struct BlockRunner::Impl {
       bool listed = false;
       for (uint32_t i = w * 32; i < count && i < w * 32 + 32; ++i) {
         if (threads[i].state == State::kBlockWait) ++at_block;
-        if (threads[i].state != State::kWarpWait) continue;
+        if (threads[i].state != State::kWarpWait && threads[i].state != State::kWarpDrain) continue;
         ++at_warp;
         if (!listed) warp_list += (warp_list.empty() ? "" : ", ") + std::to_string(w);
         listed = true;

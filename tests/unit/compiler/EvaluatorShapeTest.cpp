@@ -237,7 +237,7 @@ TEST(EvaluatorShape, PadWithValue) {
     func.func @main(%x: tensor<2x2xf32>, %c: tensor<1xcomplex<f64>>, %i: tensor<1xi32>)
         -> (tensor<3x4xf32>, tensor<4xcomplex<f64>>, tensor<3xi32>) {
       %0 = spectral.pad %x low [1, 0] high [0, 2] value -1.0 : tensor<2x2xf32>
-      %1 = spectral.pad %c low [2] high [1] : tensor<1xcomplex<f64>>
+      %1 = spectral.pad %c low [2] high [1] value -2.5 : tensor<1xcomplex<f64>>
       %2 = spectral.pad %i low [1] high [1] value 7.0 : tensor<1xi32>
       return %0, %1, %2 : tensor<3x4xf32>, tensor<4xcomplex<f64>>, tensor<3xi32>
     })mlir",
@@ -245,7 +245,7 @@ TEST(EvaluatorShape, PadWithValue) {
                   makeTensor(K::I32, {1}, {5})});
   ASSERT_EQ(out.size(), 3u);
   expectTensor(out[0], K::F32, {3, 4}, {-1, -1, -1, -1, 1, 2, -1, -1, 3, 4, -1, -1}, 0);
-  expectTensor(out[1], K::C128, {4}, {0, 0, {1, 1}, 0}, 0);
+  expectTensor(out[1], K::C128, {4}, {-2.5, -2.5, {1, 1}, -2.5}, 0);
   expectTensor(out[2], K::I32, {3}, {7, 5, 7}, 0);
 }
 

@@ -88,6 +88,19 @@ TEST(EvaluatorGather, PerRowAndFlatWithEmptySlots) {
   expectTensor(out[1], K::C64, {4}, {{5, 1}, {0, 1}, 0, {3, 1}}, 0);
 }
 
+TEST(EvaluatorGather, PerRowSharesLeadingDims) {
+  // x[a, b, :] is the row that indices[a, b, :] address.
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<2x2x3xi32>, %i: tensor<2x2x2xi64>) -> tensor<2x2x2xi32> {
+      %0 = spectral.gather %x[%i] : tensor<2x2x3xi32>, tensor<2x2x2xi64>
+      return %0 : tensor<2x2x2xi32>
+    })mlir",
+                 {makeTensor(K::I32, {2, 2, 3}, {0, 1, 2, 10, 11, 12, 20, 21, 22, 30, 31, 32}),
+                  makeTensor(K::I64, {2, 2, 2}, {2, 0, 1, -1, 0, 0, 2, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::I32, {2, 2, 2}, {2, 0, 11, 0, 20, 20, 32, 31}, 0);
+}
+
 const char *kGatherPerRow = R"mlir(
   func.func @main(%x: tensor<2x4xf32>, %i: tensor<2x2xi64>) -> tensor<2x2xf32> {
     %0 = spectral.gather %x[%i] : tensor<2x4xf32>, tensor<2x2xi64>
