@@ -46,12 +46,13 @@ __host__ __device__ constexpr int stride_before(const Plan& plan, int s) {
   return product;
 }
 
-/// Threads one transform uses: N / (largest radix), at least 1.
+/// Threads one transform uses: N / (largest radix), at most 1024 (a block's
+/// limit); beyond that each thread takes several work items per stage.
 __host__ __device__ constexpr int threads_for(int n) {
   Plan plan = make_plan(n);
   int largest = 1;
   for (int i = 0; i < plan.count; ++i) largest = plan.radix[i] > largest ? plan.radix[i] : largest;
-  return n / largest;
+  return n / largest < 1024 ? n / largest : 1024;
 }
 
 /// One Stockham stage over `x` (N entries in shared memory), by the THREADS

@@ -3,6 +3,8 @@
 
 #include "compiler/Reference/Transforms.h"
 
+#include <algorithm>
+
 namespace spectral::codegen {
 namespace {
 
@@ -41,6 +43,33 @@ int64_t bluesteinLength(int64_t n) {
   while (m < 2 * n - 1)
     m *= 2;
   return m;
+}
+
+std::vector<int> stockhamRadices(int64_t n) {
+  std::vector<int> radices;
+  while (n % 8 == 0 && n > 1) {
+    radices.push_back(8);
+    n /= 8;
+  }
+  for (int r : {4, 2})
+    if (n % r == 0) {
+      radices.push_back(r);
+      n /= r;
+      break;
+    }
+  for (int r : {3, 5, 7})
+    for (; n % r == 0; n /= r)
+      radices.push_back(r);
+  return n == 1 ? radices : std::vector<int>{};
+}
+
+bool hasStockhamPlan(int64_t n) { return n == 1 || !stockhamRadices(n).empty(); }
+
+int64_t stockhamThreads(int64_t n) {
+  int largest = 1;
+  for (int r : stockhamRadices(n))
+    largest = std::max(largest, r);
+  return std::min<int64_t>(n / largest, 1024);
 }
 
 BluesteinTables bluesteinTables(int64_t n, int64_t m, bool forward) {

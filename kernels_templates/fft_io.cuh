@@ -1,0 +1,129 @@
+// fft_io.cuh - Load and Store functors for the FFT templates.
+//
+// A transform along one axis of a row-major array sees it as
+// [outer, n, inner]: batch entry b is the line (b / inner, :, b % inner), so
+// neighbouring block rows (threadIdx.y) read neighbouring addresses when the
+// axis is strided. Codegen fuses pointwise work by writing functors of its
+// own with the same call shape; these are the plain ones.
+#pragma once
+
+#include "fft_complex.cuh"
+
+namespace spectral_fft {
+
+/// Where element i of batch entry b lives.
+struct AxisLayout {
+  int n;      // length of the axis
+  int inner;  // product of the dims after it (its stride)
+  __device__ __forceinline__ long long offset(int batch, int i) const {
+    int outer = batch / inner, in = batch - outer * inner;
+    return ((long long)outer * n + i) * inner + in;
+  }
+};
+
+template <typename T>
+struct ComplexLoad {
+  const cplx<T>* data;
+  AxisLayout layout;
+  __device__ __forceinline__ cplx<T> operator()(int batch, int i) const {
+    return data[layout.offset(batch, i)];
+  }
+};
+
+/// Reads reals as complex numbers with a zero imaginary part.
+template <typename T>
+struct RealAsComplexLoad {
+  const T* data;
+  AxisLayout layout;
+  __device__ __forceinline__ cplx<T> operator()(int batch, int i) const {
+    return make_cplx<T>(data[layout.offset(batch, i)], T(0));
+  }
+};
+
+template <typename T>
+struct RealLoad {
+  const T* data;
+  AxisLayout layout;
+  __device__ __forceinline__ T operator()(int batch, int i) const {
+    return data[layout.offset(batch, i)];
+  }
+};
+
+/// Writes value * factor (the norm's scaling; 1 for none).
+template <typename T>
+struct ComplexStore {
+  cplx<T>* data;
+  AxisLayout layout;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int i, cplx<T> value) const {
+    data[layout.offset(batch, i)] = scale(value, factor);
+  }
+};
+
+/// Writes the real part times factor (a C2R of odd length done as a C2C).
+template <typename T>
+struct RealPartStore {
+  T* data;
+  AxisLayout layout;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int i, cplx<T> value) const {
+    data[layout.offset(batch, i)] = value.re * factor;
+  }
+};
+
+template <typename T>
+struct RealStore {
+  T* data;
+  AxisLayout layout;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int i, T value) const {
+    data[layout.offset(batch, i)] = value * factor;
+  }
+};
+
+/// Keeps bins i < limit (an R2C of odd length done as a C2C: limit = n/2+1).
+template <typename T>
+struct TruncatingStore {
+  cplx<T>* data;
+  AxisLayout layout;  // of the output, n = limit
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int i, cplx<T> value) const {
+    if (i < layout.n) data[layout.offset(batch, i)] = scale(value, factor);
+  }
+};
+
+/// Reads a half spectrum (n/2+1 bins) as the full Hermitian spectrum of
+/// length n: bin i > n/2 is conj(bin n - i); the DC bin's imaginary part is
+/// dropped (an odd-length C2R done as a C2C).
+template <typename T>
+struct HermitianLoad {
+  const cplx<T>* data;
+  AxisLayout layout;  // of the input, n = bins
+  int length;         // the real length
+  __device__ __forceinline__ cplx<T> operator()(int batch, int i) const {
+    if (i == 0) return make_cplx<T>(data[layout.offset(batch, 0)].re, T(0));
+    if (i < layout.n) return data[layout.offset(batch, i)];
+    return conj(data[layout.offset(batch, length - i)]);
+  }
+};
+
+/// The first pass of a four-step FFT of length N = N1 * N2 over [.., N1, N2]:
+/// after the length-N1 transforms along the strided axis, multiply entry
+/// (k1, n2) by w_N^(k1 n2) (conjugated for the inverse) and store in place.
+/// w_N^m = hi[m >> shift] * lo[m & (2^shift - 1)]: two small tables instead
+/// of one of N entries.
+template <typename T, bool FORWARD>
+struct FourStepTwiddleStore {
+  cplx<T>* data;
+  AxisLayout layout;  // n = N1, inner = N2
+  const cplx<T>* hi;
+  const cplx<T>* lo;
+  int shift;
+  __device__ __forceinline__ void operator()(int batch, int k1, cplx<T> value) const {
+    long long m = (long long)k1 * (batch % layout.inner);
+    cplx<T> w = hi[m >> shift] * lo[m & ((1LL << shift) - 1)];
+    data[layout.offset(batch, k1)] = value * (FORWARD ? w : conj(w));
+  }
+};
+
+}  // namespace spectral_fft

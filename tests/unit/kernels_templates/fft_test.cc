@@ -1,0 +1,148 @@
+// The FFT templates run on HostDevice, checked against FFTW (double) from the
+// same float32 inputs; every unit also compiles with NVRTC for sm_80 and
+// sm_90, and the in-block kernels spill nothing.
+#include "tests/unit/kernels_templates/fft_units.h"
+
+#include "compiler/Codegen/FftTables.h"
+#include "runtime/device/cuda/nvrtc_compiler.h"
+#include "runtime/kernels/embedded_templates.h"
+
+#include <fftw3.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+namespace spectral::testing {
+namespace {
+
+using cfloat = std::complex<float>;
+
+std::vector<cfloat> random_complex(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<cfloat> x(count);
+  for (cfloat& v : x) v = {uniform(rng), uniform(rng)};
+  return x;
+}
+
+/// FFTW's unnormalized DFT of `x` over `axes` (double precision).
+std::vector<std::complex<double>> fftw_reference(const std::vector<cfloat>& x,
+                                                 const std::vector<int>& shape,
+                                                 const std::vector<int>& axes, bool forward) {
+  std::vector<std::complex<double>> data(x.begin(), x.end());
+  std::vector<fftw_iodim> dims, loops;
+  std::vector<int> strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  for (size_t d = 0; d < shape.size(); ++d) {
+    fftw_iodim dim{shape[d], strides[d], strides[d]};
+    (std::count(axes.begin(), axes.end(), int(d)) ? dims : loops).push_back(dim);
+  }
+  auto* p = reinterpret_cast<fftw_complex*>(data.data());
+  fftw_plan plan = fftw_plan_guru_dft(int(dims.size()), dims.data(), int(loops.size()), loops.data(),
+                                      p, p, forward ? FFTW_FORWARD : FFTW_BACKWARD, FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  return data;
+}
+
+double relative_error(const std::vector<cfloat>& got, const std::vector<std::complex<double>>& want) {
+  double error = 0, scale = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    error = std::max(error, std::abs(std::complex<double>(got[i]) - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  return error / std::max(scale, 1e-300);
+}
+
+struct C2CCase {
+  std::vector<int> shape;
+  std::vector<int> axes;
+  bool forward;
+};
+
+std::string case_name(const ::testing::TestParamInfo<C2CCase>& info) {
+  std::string name = info.param.forward ? "fft" : "ifft";
+  for (size_t d = 0; d < info.param.shape.size(); ++d) name += (d ? "x" : "_") + std::to_string(info.param.shape[d]);
+  name += "_axes";
+  for (int a : info.param.axes) name += std::to_string(a);
+  return name;
+}
+
+class FftC2C : public ::testing::TestWithParam<C2CCase> {};
+
+TEST_P(FftC2C, MatchesFftw) {
+  const C2CCase& c = GetParam();
+  int64_t count = std::accumulate(c.shape.begin(), c.shape.end(), int64_t(1), std::multiplies<>());
+  std::vector<cfloat> x = random_complex(count, count * 31 + c.axes.size());
+  std::vector<cfloat> y = run_c2c(x, c.shape, c.axes, c.forward);
+  ASSERT_EQ(y.size(), x.size());
+  EXPECT_LT(relative_error(y, fftw_reference(x, c.shape, c.axes, c.forward)), 1e-5);
+}
+
+std::vector<C2CCase> c2c_cases() {
+  std::vector<int> lengths;
+  for (int n = 1; n <= 64; ++n) lengths.push_back(n);
+  for (int n : {97, 100, 128, 243, 1000, 1024, 4096, 4099, 65536, 1 << 20}) lengths.push_back(n);
+  std::vector<C2CCase> cases;
+  for (int n : lengths) {
+    cases.push_back({{n}, {0}, true});
+    cases.push_back({{n}, {0}, false});
+    if (n >= 65536) {
+      if (n == 65536) cases.push_back({{3, n}, {1}, true});  // batched
+      continue;
+    }
+    if (n > 64 || n % 7 == 0 || n % 11 == 0 || n == 16 || n == 28) {
+      cases.push_back({{n, 6}, {0, 1}, true});       // 2-D, strided axis first
+      cases.push_back({{6, n}, {0, 1}, false});
+      cases.push_back({{n, 3, 4}, {0, 1, 2}, true});  // 3-D
+      cases.push_back({{3, n, 4}, {1}, true});        // one strided axis, batched
+      cases.push_back({{3, 4, n}, {0, 2}, false});
+    }
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, FftC2C, ::testing::ValuesIn(c2c_cases()), case_name);
+
+/// Every unit the driver uses for lengths up to kMaxInBlockLength, and the
+/// four-step passes of the large lengths above.
+std::vector<KernelSource> units_to_compile() {
+  std::vector<KernelSource> units;
+  for (int n = 2; n <= 64; ++n)
+    units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
+  for (int n : {97, 100, 128, 243, 1000, 1024, 4096}) 
+    units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
+  units.push_back(fourstep_unit(256, 256));
+  units.push_back(fourstep_unit(1024, 1024));
+  return units;
+}
+
+class FftNvrtc : public ::testing::TestWithParam<std::string> {};
+
+/// The static quality gate of KERNELS.md: CUBIN for real GPUs, no spills.
+TEST_P(FftNvrtc, CompilesToCubinWithoutSpills) {
+  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
+  ASSERT_TRUE(compiler.is_ok()) << compiler.status().message();
+  std::vector<NvrtcHeader> headers;
+  for (const EmbeddedFile& file : embedded_templates()) headers.push_back({file.name, file.content});
+  NvrtcOptions options;
+  options.arch = GetParam();
+  for (const KernelSource& unit : units_to_compile()) {
+    StatusOr<CompiledKernel> compiled = compiler->compile(unit, options, headers);
+    ASSERT_TRUE(compiled.is_ok()) << unit.entry << ": " << compiled.status().message();
+    EXPECT_TRUE(compiled->is_cubin);
+    const ResourceUsage* usage = compiled->usage_of(unit.entry);
+    ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n" << compiled->log;
+    EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
+    EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
+    EXPECT_GT(usage->registers, 0) << unit.entry;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, FftNvrtc, ::testing::Values("sm_80", "sm_90"));
+
+}  // namespace
+}  // namespace spectral::testing

@@ -1,0 +1,33 @@
+// fft_units.h - instantiation units for the FFT templates and a small driver
+// that runs them on HostDevice, as codegen will: one kernel per axis for
+// lengths a block holds (Stockham, or Bluestein for large prime factors),
+// two passes (four-step) beyond.
+#pragma once
+
+#include "runtime/device/device.h"
+
+#include <complex>
+#include <vector>
+
+namespace spectral::testing {
+
+/// Lengths up to this run in one block (float2 in shared memory: 32 KiB).
+constexpr int kMaxInBlockLength = 4096;
+
+/// The Stockham unit for length n: entry(in, out, twiddles, batches,
+/// in_inner, out_inner, forward), one transform per block row.
+KernelSource stockham_unit(int n);
+/// The Bluestein unit for length n (any n): entry(data, twiddles_m, chirp,
+/// filter, batches, inner).
+KernelSource bluestein_unit(int n);
+/// The first four-step pass for n1 x n2: length-n1 transforms along the
+/// strided axis, then the w_N^(k1 n2) twiddle.
+KernelSource fourstep_unit(int n1, int n2);
+
+/// The DFT of `x` (row-major, `shape`) over `axes`, unnormalized, on the
+/// host device; fails the test on any error.
+std::vector<std::complex<float>> run_c2c(const std::vector<std::complex<float>>& x,
+                                         const std::vector<int>& shape,
+                                         const std::vector<int>& axes, bool forward);
+
+}  // namespace spectral::testing
