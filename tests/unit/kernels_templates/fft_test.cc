@@ -107,6 +107,48 @@ std::vector<C2CCase> c2c_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Lengths, FftC2C, ::testing::ValuesIn(c2c_cases()), case_name);
 
+class FftReal : public ::testing::TestWithParam<int> {};
+
+/// R2C against FFTW's r2c, then C2R of FFTW's spectrum against FFTW's c2r.
+TEST_P(FftReal, MatchesFftw) {
+  const int n = GetParam(), batches = 3, bins = n / 2 + 1;
+  std::mt19937_64 rng(n);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(batches * n);
+  for (float& v : x) v = uniform(rng);
+  std::vector<double> xd(x.begin(), x.end());
+  std::vector<std::complex<double>> spectrum(batches * bins);
+  fftw_plan r2c = fftw_plan_many_dft_r2c(1, &n, batches, xd.data(), nullptr, 1, n,
+                                         reinterpret_cast<fftw_complex*>(spectrum.data()),
+                                         nullptr, 1, bins, FFTW_ESTIMATE);
+  fftw_execute(r2c);
+  fftw_destroy_plan(r2c);
+  EXPECT_LT(relative_error(run_r2c(x, batches, n), spectrum), 1e-5);
+
+  // A spectrum with non-zero imaginary DC/Nyquist parts: both must ignore them.
+  std::vector<cfloat> y = random_complex(batches * bins, n + 1);
+  std::vector<std::complex<double>> yd(y.begin(), y.end());
+  std::vector<double> real(batches * n);
+  fftw_plan c2r = fftw_plan_many_dft_c2r(1, &n, batches, reinterpret_cast<fftw_complex*>(yd.data()),
+                                         nullptr, 1, bins, real.data(), nullptr, 1, n,
+                                         FFTW_ESTIMATE);
+  fftw_execute(c2r);
+  fftw_destroy_plan(c2r);
+  std::vector<float> got = run_c2r(y, batches, n);
+  ASSERT_EQ(got.size(), real.size());
+  double error = 0, scale = 0;
+  for (size_t i = 0; i < real.size(); ++i) {
+    error = std::max(error, std::abs(got[i] - real[i]));
+    scale = std::max(scale, std::abs(real[i]));
+  }
+  EXPECT_LT(error / scale, 1e-5);
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, FftReal,
+                         ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 27, 30, 64, 100,
+                                           128, 243, 1000, 1024, 4096),
+                         ::testing::PrintToStringParamName());
+
 /// Every unit the driver uses for lengths up to kMaxInBlockLength, and the
 /// four-step passes of the large lengths above.
 std::vector<KernelSource> units_to_compile() {
@@ -115,6 +157,10 @@ std::vector<KernelSource> units_to_compile() {
     units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
   for (int n : {97, 100, 128, 243, 1000, 1024, 4096}) 
     units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
+  for (int n : {16, 27, 1000, 4096}) {
+    units.push_back(r2c_unit(n));
+    units.push_back(c2r_unit(n));
+  }
   units.push_back(fourstep_unit(256, 256));
   units.push_back(fourstep_unit(1024, 1024));
   return units;

@@ -2,15 +2,13 @@
 #include "tests/unit/kernels_templates/fft_units.h"
 
 #include "compiler/Codegen/FftTables.h"
-#include "runtime/device/host/host_device.h"
+#include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <memory>
-#include <mutex>
 
 namespace spectral::testing {
 namespace {
@@ -22,78 +20,8 @@ const char* const kPrelude =
     "#include \"fft_io.cuh\"\n"
     "#include \"fft_stockham.cuh\"\n"
     "#include \"fft_bluestein.cuh\"\n"
+    "#include \"fft_real.cuh\"\n"
     "using namespace spectral_fft;\n";
-
-/// `text` with every "$KEY" replaced by its value.
-std::string fill(std::string text, const std::map<std::string, std::string>& values) {
-  for (const auto& [key, value] : values)
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at))
-      text.replace(at, key.size(), value);
-  return text;
-}
-
-HostDevice& device() {
-  static std::unique_ptr<HostDevice> host = [] {
-    StatusOr<std::unique_ptr<HostDevice>> created = HostDevice::create();
-    if (!created) {
-      ADD_FAILURE() << created.status().message();
-      std::abort();
-    }
-    return std::move(*created);
-  }();
-  return *host;
-}
-
-/// Loads each unit once per process.
-const Kernel& kernel(const KernelSource& source) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<Kernel>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<Kernel>& slot = loaded[source.entry];
-  if (!slot) {
-    StatusOr<std::shared_ptr<Kernel>> k = device().load(source);
-    if (!k) {
-      ADD_FAILURE() << source.entry << ": " << k.status().message();
-      std::abort();
-    }
-    slot = *k;
-  }
-  return *slot;
-}
-
-/// A device copy of host values, released on scope exit.
-class Buffer {
- public:
-  template <typename T>
-  explicit Buffer(const std::vector<T>& values) : bytes_(values.size() * sizeof(T)) {
-    StatusOr<void*> memory = device().allocate(std::max<size_t>(bytes_, 1));
-    EXPECT_TRUE(memory.is_ok()) << memory.status().message();
-    pointer_ = *memory;
-    EXPECT_TRUE(device().copy_to_device(pointer_, values.data(), bytes_).is_ok());
-  }
-  ~Buffer() { EXPECT_TRUE(device().release(pointer_).is_ok()); }
-  void*& get() { return pointer_; }
-  template <typename T>
-  std::vector<T> read() const {
-    std::vector<T> values(bytes_ / sizeof(T));
-    EXPECT_TRUE(device().copy_to_host(values.data(), pointer_, bytes_).is_ok());
-    return values;
-  }
-
- private:
-  size_t bytes_;
-  void* pointer_ = nullptr;
-};
-
-std::vector<cfloat> to_float(const std::vector<std::complex<double>>& values) {
-  return std::vector<cfloat>(values.begin(), values.end());
-}
-
-void launch(const KernelSource& source, Dim3 grid, Dim3 block, size_t shared_bytes,
-            std::vector<void*> args) {
-  Status status = device().launch(kernel(source), grid, block, shared_bytes, args.data());
-  ASSERT_TRUE(status.is_ok()) << status.message();
-}
 
 /// Block rows sharing one block: up to 256 threads and 32 KiB of shared memory.
 uint32_t rows_for(int64_t threads, int64_t n) {
@@ -216,6 +144,76 @@ extern "C" __global__ void fft_fourstep_$N1x$N2(cplx<float>* data, const cplx<fl
 )",
                values),
           fill("fft_fourstep_$N1x$N2", values)};
+}
+
+KernelSource r2c_unit(int n) {
+  int length = n % 2 ? n : n / 2;  // of the complex transform
+  std::map<std::string, std::string> values{
+      {"$N", std::to_string(n)},
+      {"$H", std::to_string(n / 2 + 1)},
+      {"$T", std::to_string(codegen::stockhamThreads(length))}};
+  std::string body = n % 2 ? R"(
+  fft_batched<$N, $T, true>(shared, twiddles, batches,
+      RealAsComplexLoad<float>{in, AxisLayout{$N, 1}},
+      TruncatingStore<float>{out, AxisLayout{$H, 1}, 1.0f});)"
+                           : R"(
+  fft_r2c_batched<$N, $T>(shared, twiddles, twiddles_n, batches,
+      RealLoad<float>{in, AxisLayout{$N, 1}}, ComplexStore<float>{out, AxisLayout{$H, 1}, 1.0f});)";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void fft_r2c_$N(const float* in, cplx<float>* out,
+    const cplx<float>* twiddles, const cplx<float>* twiddles_n, int batches) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);)" + body + "\n}\n",
+               values),
+          fill("fft_r2c_$N", values)};
+}
+
+KernelSource c2r_unit(int n) {
+  int length = n % 2 ? n : n / 2;
+  std::map<std::string, std::string> values{
+      {"$N", std::to_string(n)},
+      {"$H", std::to_string(n / 2 + 1)},
+      {"$T", std::to_string(codegen::stockhamThreads(length))}};
+  std::string body = n % 2 ? R"(
+  fft_batched<$N, $T, false>(shared, twiddles, batches,
+      HermitianLoad<float>{in, AxisLayout{$H, 1}, $N},
+      RealPartStore<float>{out, AxisLayout{$N, 1}, 1.0f});)"
+                           : R"(
+  fft_c2r_batched<$N, $T>(shared, twiddles, twiddles_n, batches,
+      ComplexLoad<float>{in, AxisLayout{$H, 1}}, RealStore<float>{out, AxisLayout{$N, 1}, 1.0f});)";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void fft_c2r_$N(const cplx<float>* in, float* out,
+    const cplx<float>* twiddles, const cplx<float>* twiddles_n, int batches) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);)" + body + "\n}\n",
+               values),
+          fill("fft_c2r_$N", values)};
+}
+
+namespace {
+
+/// Launches the R2C or C2R unit of length n over `batches` lines.
+template <typename Out, typename In>
+std::vector<Out> run_real(const KernelSource& unit, const std::vector<In>& x, int batches, int n,
+                          int64_t out_count) {
+  int length = n % 2 ? n : n / 2;
+  int64_t threads = codegen::stockhamThreads(length);
+  uint32_t rows = rows_for(threads, length);
+  Buffer in(x), out{std::vector<Out>(out_count)};
+  Buffer twiddles(to_float(codegen::fftTwiddles(length, length)));
+  Buffer twiddles_n(to_float(codegen::fftTwiddles(n, n / 2 + 1)));
+  launch(unit, {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
+         size_t(rows) * length * sizeof(cfloat),
+         {&in.get(), &out.get(), &twiddles.get(), &twiddles_n.get(), &batches});
+  return out.template read<Out>();
+}
+
+}  // namespace
+
+std::vector<cfloat> run_r2c(const std::vector<float>& x, int batches, int n) {
+  return run_real<cfloat>(r2c_unit(n), x, batches, n, int64_t(batches) * (n / 2 + 1));
+}
+
+std::vector<float> run_c2r(const std::vector<cfloat>& x, int batches, int n) {
+  return run_real<float>(c2r_unit(n), x, batches, n, int64_t(batches) * n);
 }
 
 std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>& shape,

@@ -24,6 +24,18 @@ KernelSource bluestein_unit(int n);
 /// strided axis, then the w_N^(k1 n2) twiddle.
 KernelSource fourstep_unit(int n1, int n2);
 
+/// The real-input unit for length n: entry(in, out, twiddles, twiddles_n,
+/// batches); even n packs pairs into a length n/2 FFT, odd n runs a complex
+/// FFT of length n. Lines are contiguous: in [batches, n], out [batches, n/2+1].
+KernelSource r2c_unit(int n);
+/// The real-output unit (FFTW's unnormalized c2r), same arguments, in
+/// [batches, n/2+1], out [batches, n].
+KernelSource c2r_unit(int n);
+
+/// R2C / C2R of `batches` contiguous lines of real length n on the host device.
+std::vector<std::complex<float>> run_r2c(const std::vector<float>& x, int batches, int n);
+std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batches, int n);
+
 /// The DFT of `x` (row-major, `shape`) over `axes`, unnormalized, on the
 /// host device; fails the test on any error.
 std::vector<std::complex<float>> run_c2c(const std::vector<std::complex<float>>& x,
