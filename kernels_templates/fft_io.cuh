@@ -126,4 +126,58 @@ struct FourStepTwiddleStore {
   }
 };
 
+// DCTs through one complex FFT of the same length N (Makhoul), scipy's
+// unnormalized conventions: DCT-II y_k = 2 sum_n x_n cos(pi k (2n+1) / 2N),
+// DCT-III y_k = x_0 + 2 sum_(n>=1) x_n cos(pi n (2k+1) / 2N).
+// `quarter` holds w_4N^k = exp(-i pi k / 2N) for k in [0, N).
+
+/// DCT-II prologue: v_n = x_2n for n < ceil(N/2), v_(N-1-n) = x_2n+1.
+template <typename T>
+struct Dct2Load {
+  const T* data;
+  AxisLayout layout;
+  __device__ __forceinline__ cplx<T> operator()(int batch, int i) const {
+    int n = layout.n, source = i < (n + 1) / 2 ? 2 * i : 2 * (n - 1 - i) + 1;
+    return make_cplx<T>(data[layout.offset(batch, source)], T(0));
+  }
+};
+
+/// DCT-II epilogue: y_k = 2 Re(w_4N^k V_k), times factor.
+template <typename T>
+struct Dct2Store {
+  T* data;
+  AxisLayout layout;
+  const cplx<T>* quarter;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int k, cplx<T> value) const {
+    data[layout.offset(batch, k)] = T(2) * (quarter[k] * value).re * factor;
+  }
+};
+
+/// DCT-III prologue: V_k = conj(w_4N^k) (X_k - i X_(N-k)), X_N = 0.
+template <typename T>
+struct Dct3Load {
+  const T* data;
+  AxisLayout layout;
+  const cplx<T>* quarter;
+  __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
+    T re = data[layout.offset(batch, k)];
+    T im = k == 0 ? T(0) : -data[layout.offset(batch, layout.n - k)];
+    return conj(quarter[k]) * make_cplx<T>(re, im);
+  }
+};
+
+/// DCT-III epilogue after an unscaled inverse FFT: y_2n = Re v_n for
+/// n < ceil(N/2), y_(2(N-1-n)+1) = Re v_n otherwise, times factor.
+template <typename T>
+struct Dct3Store {
+  T* data;
+  AxisLayout layout;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int i, cplx<T> value) const {
+    int n = layout.n, target = i < (n + 1) / 2 ? 2 * i : 2 * (n - 1 - i) + 1;
+    data[layout.offset(batch, target)] = value.re * factor;
+  }
+};
+
 }  // namespace spectral_fft

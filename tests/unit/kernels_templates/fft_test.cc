@@ -149,6 +149,49 @@ INSTANTIATE_TEST_SUITE_P(Lengths, FftReal,
                                            128, 243, 1000, 1024, 4096),
                          ::testing::PrintToStringParamName());
 
+struct DctCase {
+  int n;
+  int type;
+};
+
+class FftDct : public ::testing::TestWithParam<DctCase> {};
+
+/// DCT-II / DCT-III against FFTW's REDFT10 / REDFT01 (the same conventions).
+TEST_P(FftDct, MatchesFftw) {
+  const int n = GetParam().n, type = GetParam().type, batches = 3;
+  std::mt19937_64 rng(n * 7 + type);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<float> x(batches * n);
+  for (float& v : x) v = uniform(rng);
+  std::vector<double> want(x.begin(), x.end());
+  fftw_r2r_kind kind = type == 2 ? FFTW_REDFT10 : FFTW_REDFT01;
+  fftw_plan plan = fftw_plan_many_r2r(1, &n, batches, want.data(), nullptr, 1, n, want.data(),
+                                      nullptr, 1, n, &kind, FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  std::vector<float> got = run_dct(x, batches, n, type);
+  ASSERT_EQ(got.size(), want.size());
+  double error = 0, scale = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    error = std::max(error, std::abs(got[i] - want[i]));
+    scale = std::max(scale, std::abs(want[i]));
+  }
+  EXPECT_LT(error / scale, 1e-5);
+}
+
+std::vector<DctCase> dct_cases() {
+  std::vector<DctCase> cases;
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 28, 64, 100, 1000, 4096})
+    for (int type : {2, 3}) cases.push_back({n, type});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, FftDct, ::testing::ValuesIn(dct_cases()),
+                         [](const ::testing::TestParamInfo<DctCase>& info) {
+                           return "dct" + std::to_string(info.param.type) + "_" +
+                                  std::to_string(info.param.n);
+                         });
+
 /// Every unit the driver uses for lengths up to kMaxInBlockLength, and the
 /// four-step passes of the large lengths above.
 std::vector<KernelSource> units_to_compile() {
@@ -160,6 +203,8 @@ std::vector<KernelSource> units_to_compile() {
   for (int n : {16, 27, 1000, 4096}) {
     units.push_back(r2c_unit(n));
     units.push_back(c2r_unit(n));
+    units.push_back(dct_unit(n, 2));
+    units.push_back(dct_unit(n, 3));
   }
   units.push_back(fourstep_unit(256, 256));
   units.push_back(fourstep_unit(1024, 1024));

@@ -216,6 +216,37 @@ std::vector<float> run_c2r(const std::vector<cfloat>& x, int batches, int n) {
   return run_real<float>(c2r_unit(n), x, batches, n, int64_t(batches) * n);
 }
 
+KernelSource dct_unit(int n, int type) {
+  std::map<std::string, std::string> values{{"$N", std::to_string(n)},
+                                            {"$TYPE", std::to_string(type)},
+                                            {"$T", std::to_string(codegen::stockhamThreads(n))}};
+  std::string body = type == 2 ? R"(
+  fft_batched<$N, $T, true>(shared, twiddles, batches, Dct2Load<float>{in, layout},
+      Dct2Store<float>{out, layout, quarter, 1.0f});)"
+                               : R"(
+  fft_batched<$N, $T, false>(shared, twiddles, batches, Dct3Load<float>{in, layout, quarter},
+      Dct3Store<float>{out, layout, 1.0f});)";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void dct$TYPE_$N(const float* in, float* out, const cplx<float>* twiddles,
+    const cplx<float>* quarter, int batches) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
+  AxisLayout layout{$N, 1};)" + body + "\n}\n",
+               values),
+          fill("dct$TYPE_$N", values)};
+}
+
+std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type) {
+  int64_t threads = codegen::stockhamThreads(n);
+  uint32_t rows = rows_for(threads, n);
+  Buffer in(x), out{std::vector<float>(x.size())};
+  Buffer twiddles(to_float(codegen::fftTwiddles(n, n)));
+  Buffer quarter(to_float(codegen::fftTwiddles(4 * n, n)));
+  launch(dct_unit(n, type), {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
+         size_t(rows) * n * sizeof(cfloat),
+         {&in.get(), &out.get(), &twiddles.get(), &quarter.get(), &batches});
+  return out.read<float>();
+}
+
 std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>& shape,
                             const std::vector<int>& axes, bool forward) {
   std::vector<cfloat> data = x;

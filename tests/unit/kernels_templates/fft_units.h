@@ -36,6 +36,12 @@ KernelSource c2r_unit(int n);
 std::vector<std::complex<float>> run_r2c(const std::vector<float>& x, int batches, int n);
 std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batches, int n);
 
+/// The DCT unit (type 2 or 3, scipy's unnormalized convention) for a
+/// Stockham length n: entry(in, out, twiddles, quarter, batches) over
+/// contiguous lines; one complex FFT of length n with Makhoul's reordering.
+KernelSource dct_unit(int n, int type);
+std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type);
+
 /// The DFT of `x` (row-major, `shape`) over `axes`, unnormalized, on the
 /// host device; fails the test on any error.
 std::vector<std::complex<float>> run_c2c(const std::vector<std::complex<float>>& x,

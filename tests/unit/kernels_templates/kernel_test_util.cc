@@ -39,8 +39,12 @@ const Kernel& kernel(const KernelSource& source) {
 }
 
 std::string fill(std::string text, const std::map<std::string, std::string>& values) {
-  for (const auto& [key, value] : values)
-    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at))
+  // Longer keys first, so that "$T" does not eat the start of "$TYPE".
+  std::vector<std::pair<std::string, std::string>> ordered(values.begin(), values.end());
+  std::stable_sort(ordered.begin(), ordered.end(),
+                   [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [key, value] : ordered)
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size()))
       text.replace(at, key.size(), value);
   return text;
 }

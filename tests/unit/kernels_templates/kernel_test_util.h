@@ -23,7 +23,8 @@ Device& device();
 /// Loads each unit once per process (keyed by its entry name).
 const Kernel& kernel(const KernelSource& source);
 
-/// `text` with every "$KEY" of `values` replaced by its value.
+/// `text` with every "$KEY" of `values` replaced by its value (longer keys
+/// first; replaced text is not searched again).
 std::string fill(std::string text, const std::map<std::string, std::string>& values);
 
 /// A device copy of host values, released on scope exit.
