@@ -1,0 +1,63 @@
+// fft_bench.cc - host-backend FFT throughput against FFTW on this machine.
+//
+// For each length: a batch of complex float transforms totalling ~4M points,
+// run through the same units the tests check (kernels_templates/ on the host
+// device), timed after one warm-up run (which compiles the units), against
+// FFTW's single-precision batched plan (FFTW_MEASURE, one thread).
+// Prints the median of several runs and the ratio host / FFTW.
+#include "tests/unit/kernels_templates/fft_units.h"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <complex>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <typename F>
+double median_seconds(int runs, F&& f) {
+  std::vector<double> times;
+  for (int r = 0; r < runs; ++r) {
+    auto start = Clock::now();
+    f();
+    times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int runs = argc > 1 ? std::atoi(argv[1]) : 5;
+  std::printf("%8s %6s %14s %14s %8s\n", "length", "batch", "host (ms)", "fftw (ms)", "ratio");
+  for (int n : {256, 4096, 65536}) {
+    int batch = std::max(1, (1 << 22) / n);
+    std::vector<std::complex<float>> x(size_t(batch) * n);
+    std::mt19937 rng(n);
+    std::uniform_real_distribution<float> uniform(-1, 1);
+    for (auto& v : x) v = {uniform(rng), uniform(rng)};
+    std::vector<int> shape{batch, n}, axes{1};
+
+    spectral::testing::run_c2c(x, shape, axes, true);  // compiles and loads the units
+    double host = median_seconds(runs, [&] { spectral::testing::run_c2c(x, shape, axes, true); });
+
+    std::vector<std::complex<float>> in = x, out(x.size());
+    fftwf_plan plan = fftwf_plan_many_dft(1, &n, batch, reinterpret_cast<fftwf_complex*>(in.data()),
+                                          nullptr, 1, n, reinterpret_cast<fftwf_complex*>(out.data()),
+                                          nullptr, 1, n, FFTW_FORWARD, FFTW_MEASURE);
+    std::copy(x.begin(), x.end(), in.begin());
+    double fftw = median_seconds(runs, [&] { fftwf_execute(plan); });
+    fftwf_destroy_plan(plan);
+    std::printf("%8d %6d %14.2f %14.2f %8.2f\n", n, batch, host * 1e3, fftw * 1e3, host / fftw);
+  }
+  std::printf("host time includes uploading the input and twiddles and reading the result back;\n"
+              "fftw is one thread, in cache-friendly out-of-place batched form.\n");
+  return 0;
+}
