@@ -275,6 +275,25 @@ bool read_npy(const std::string& path, NpyArray* out, std::string* error) {
   return true;
 }
 
+namespace {
+
+/// Writes header and data straight into an existing non-regular file.
+bool write_through(const std::string& path, const std::string& header,
+                   const std::vector<uint8_t>& bytes, std::string* error) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) return fail(error, path, std::string("cannot open for writing: ") + std::strerror(errno));
+  bool ok = std::fwrite(header.data(), 1, header.size(), f) == header.size() &&
+            (bytes.empty() || std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+  int saved = errno;
+  if (std::fclose(f) != 0 && ok) {
+    ok = false;
+    saved = errno;
+  }
+  return ok || fail(error, path, std::string("cannot write: ") + std::strerror(saved));
+}
+
+}  // namespace
+
 bool write_npy(const std::string& path, const NpyArray& array, std::string* error) {
   const DtypeInfo* info = find_dtype(array.dtype);
   if (!info) return fail(error, path, "invalid dtype");
@@ -305,7 +324,18 @@ bool write_npy(const std::string& path, const NpyArray& array, std::string* erro
   header.append(header_len - dict.size() - 1, ' ');
   header += '\n';
 
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  // A device, fifo or socket (e.g. /dev/stdout) is written through, not
+  // replaced; a symlink is followed so the link stays and its target changes.
+  struct stat st;
+  std::string target = path;
+  if (::stat(path.c_str(), &st) == 0) {
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+      return write_through(path, header, array.bytes, error);
+    std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr),
+                                                         &std::free);
+    if (resolved) target = resolved.get();
+  }
+  const std::string tmp = target + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f)
     return fail(error, path, "cannot create temporary file " + tmp + ": " + std::strerror(errno));
@@ -322,7 +352,7 @@ bool write_npy(const std::string& path, const NpyArray& array, std::string* erro
     ::unlink(tmp.c_str());
     return fail(error, path, "cannot write " + tmp + ": " + std::strerror(saved));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (std::rename(tmp.c_str(), target.c_str()) != 0) {
     saved = errno;
     ::unlink(tmp.c_str());
     return fail(error, path, "cannot rename " + tmp + " into place: " + std::strerror(saved));

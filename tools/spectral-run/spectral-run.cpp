@@ -31,23 +31,33 @@ using ::spectral::reference::Tensor;
 
 namespace {
 
+llvm::cl::OptionCategory category("spectral-run options");
+
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
                                      llvm::cl::desc("<graph.mlir>"),
-                                     llvm::cl::Required);
+                                     llvm::cl::Required, llvm::cl::cat(category));
 llvm::cl::opt<std::string> functionName("function",
                                         llvm::cl::desc("function to run"),
-                                        llvm::cl::init("main"));
+                                        llvm::cl::init("main"),
+                                        llvm::cl::cat(category));
 llvm::cl::list<std::string>
-    inputs("input", llvm::cl::desc("@FILE.npy for the next argument, in order"));
+    inputs("input", llvm::cl::desc("@FILE.npy for the next argument, in order"),
+           llvm::cl::cat(category));
 llvm::cl::list<std::string>
-    outputs("output", llvm::cl::desc("@FILE.npy for the next result, in order; "
+    outputs("output", llvm::cl::cat(category),
+            llvm::cl::desc("@FILE.npy for the next result, in order; "
                                      "without it results are printed"));
 llvm::cl::opt<bool> randomInputs(
-    "random-inputs",
+    "random-inputs", llvm::cl::cat(category),
     llvm::cl::desc("fill arguments not given by --input: floats and complex "
                    "parts uniform in [-1, 1), integers in [0, 10)"));
 llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("seed for --random-inputs"),
-                             llvm::cl::init(0));
+                             llvm::cl::init(0), llvm::cl::cat(category));
+
+/// "1 argument", "2 arguments".
+std::string count(size_t n, const char *noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "spectral-run: error: " << message << "\n";
@@ -137,15 +147,22 @@ llvm::Expected<Tensor> randomTensor(RankedTensorType type, std::mt19937_64 &rng)
                                    std::to_string(::spectral::reference::kMaxReferenceElements) +
                                    " elements, too many for the reference evaluator");
   Tensor t{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
-  std::uniform_real_distribution<double> real(-1.0, 1.0);
+  t.data.reserve(*count);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
   std::uniform_int_distribution<int> integer(0, 9);
+  // Values the argument's type holds exactly, so that writing them to .npy
+  // and reading them back gives the same run.
+  bool single = *kind == ElementKind::F32 || *kind == ElementKind::C64;
+  auto real = [&] { return single ? double(float(uniform(rng))) : uniform(rng); };
   for (int64_t i = 0; i < *count; ++i) {
-    if (::spectral::reference::isIntegerKind(*kind))
+    if (::spectral::reference::isIntegerKind(*kind)) {
       t.data.emplace_back(*kind == ElementKind::I1 ? integer(rng) % 2 : integer(rng));
-    else if (::spectral::reference::isComplexKind(*kind))
-      t.data.emplace_back(real(rng), real(rng));
-    else
-      t.data.emplace_back(real(rng));
+    } else if (::spectral::reference::isComplexKind(*kind)) {
+      double re = real();
+      t.data.emplace_back(re, real());
+    } else {
+      t.data.emplace_back(real());
+    }
   }
   return t;
 }
@@ -188,6 +205,7 @@ void printNested(llvm::raw_ostream &os, const Tensor &t, size_t dim,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
       "spectral-run: run a function of a spectral graph on .npy inputs\n\n"
@@ -220,9 +238,16 @@ int main(int argc, char **argv) {
   if (inputs.size() > argumentTypes.size() ||
       (inputs.size() < argumentTypes.size() && !randomInputs))
     return fail("@" + functionName + " takes " +
-                llvm::Twine(argumentTypes.size()) + " arguments but " +
+                count(argumentTypes.size(), "argument") + " but " +
                 llvm::Twine(inputs.size()) + " --input were given" +
                 (randomInputs ? "" : " (or use --random-inputs)"));
+  size_t resultCount = function.getResultTypes().size();
+  if (!outputs.empty() && outputs.size() != resultCount)
+    return fail("@" + functionName + " returns " + count(resultCount, "result") +
+                " but " + llvm::Twine(outputs.size()) + " --output were given");
+  for (const std::string &output : outputs)
+    if (output.empty() || output[0] != '@')
+      return fail("--output=" + output + ": expected @FILE.npy");
   std::vector<Tensor> arguments;
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < argumentTypes.size(); ++i) {
@@ -259,7 +284,19 @@ int main(int argc, char **argv) {
                   ::spectral::npy_dtype_name(array.dtype) + " of shape (" + shape +
                   ")");
     }
-    arguments.push_back(fromNpy(array, *kind));
+    if (array.element_count() > ::spectral::reference::kMaxReferenceElements)
+      return fail(what + ": " + inputs[i].substr(1) + " holds " +
+                  std::to_string(array.element_count()) + " elements, more than the " +
+                  std::to_string(::spectral::reference::kMaxReferenceElements) +
+                  " the reference evaluator accepts");
+    Tensor tensor = fromNpy(array, *kind);
+    for (int64_t j = 0; j < tensor.size(); ++j)
+      if (std::abs(tensor.data[j].real()) >= 9007199254740992.0 &&
+          ::spectral::reference::isIntegerKind(*kind))
+        return fail(what + ": element " + std::to_string(j) + " of " + inputs[i].substr(1) +
+                    " is beyond 2^53; the reference evaluator holds integers exactly only "
+                    "below that");
+    arguments.push_back(std::move(tensor));
   }
 
   llvm::Expected<std::vector<Tensor>> results =
@@ -267,10 +304,6 @@ int main(int argc, char **argv) {
   if (!results)
     return fail(llvm::toString(results.takeError()));
 
-  if (!outputs.empty() && outputs.size() != results->size())
-    return fail("@" + functionName + " returns " + llvm::Twine(results->size()) +
-                " results but " + llvm::Twine(outputs.size()) +
-                " --output were given");
   for (size_t i = 0; i < results->size(); ++i) {
     const Tensor &t = (*results)[i];
     if (outputs.empty()) {
@@ -279,8 +312,6 @@ int main(int argc, char **argv) {
       llvm::outs() << "\n";
       continue;
     }
-    if (outputs[i].empty() || outputs[i][0] != '@')
-      return fail("--output=" + outputs[i] + ": expected @FILE.npy");
     if (!::spectral::write_npy(outputs[i].substr(1), toNpy(t), &error))
       return fail("result #" + llvm::Twine(i) + ": " + error);
   }

@@ -29,6 +29,8 @@ func.func @long() -> tensor<2000xf32> {
 // RUN: spectral-run %s --function=double --random-inputs --seed=3 > %t/printed.txt
 // RUN: spectral-run %s --function=identity --random-inputs --seed=3 --output=@%t/x.npy
 // RUN: spectral-run %s --function=double --input=@%t/x.npy | diff - %t/printed.txt
+// RUN: spectral-run %s --function=identity --input=@%t/x.npy --output=@%t/y.npy
+// RUN: cmp %t/x.npy %t/y.npy
 func.func @identity(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
   return %x : tensor<3x4xcomplex<f32>>
 }
@@ -39,10 +41,10 @@ func.func @double(%x: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
 
 // RUN: not spectral-run %s --function=double --input=@%t/x.npy --input=@%t/x.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=COUNT
-// COUNT: spectral-run: error: @double takes 1 arguments but 2 --input were given
+// COUNT: spectral-run: error: @double takes 1 argument but 2 --input were given
 
 // RUN: not spectral-run %s --function=double 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: @double takes 1 arguments but 0 --input were given (or use --random-inputs)
+// MISSING: @double takes 1 argument but 0 --input were given (or use --random-inputs)
 
 // RUN: not spectral-run %s --function=double --input=%t/x.npy 2>&1 | FileCheck %s --check-prefix=AT
 // AT: --input={{.*}}x.npy for argument #0: expected @FILE.npy
@@ -61,7 +63,7 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 
 // RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OUTS
-// OUTS: @double returns 1 results but 2 --output were given
+// OUTS: @double returns 1 result but 2 --output were given
 
 // Errors at run time name the op and its location.
 // RUN: not spectral-run %s --function=out_of_range 2>&1 | FileCheck %s --check-prefix=RANGE

@@ -327,6 +327,27 @@ TEST_F(NpyTest, OverwritesAnExistingFile) {
   EXPECT_EQ(list_dir(), (std::vector<std::string>{"o.npy"}));
 }
 
+TEST_F(NpyTest, WritesThroughASymlinkToItsTarget) {
+  std::string error;
+  ASSERT_TRUE(write_npy(path("target.npy"), make_array(NpyDtype::kInt64, {4}), &error)) << error;
+  ASSERT_EQ(symlink("target.npy", path("link.npy").c_str()), 0) << std::strerror(errno);
+  ASSERT_TRUE(write_npy(path("link.npy"), make_array(NpyDtype::kFloat32, {3}), &error)) << error;
+  struct stat st;
+  ASSERT_EQ(lstat(path("link.npy").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISLNK(st.st_mode)) << "the link was replaced by a file";
+  NpyArray b;
+  ASSERT_TRUE(read_npy(path("target.npy"), &b, &error)) << error;
+  EXPECT_EQ(b.dtype, NpyDtype::kFloat32);
+}
+
+TEST_F(NpyTest, WritesIntoADeviceWithoutReplacingIt) {
+  std::string error;
+  ASSERT_TRUE(write_npy("/dev/null", make_array(NpyDtype::kFloat64, {5}), &error)) << error;
+  struct stat st;
+  ASSERT_EQ(stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a device";
+}
+
 const char kGoodDict[] = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
 
 TEST_F(NpyTest, ErrorMissingFile) {

@@ -1,0 +1,217 @@
+// optimizer.cuh - SGD and Adam/AdamW steps over many tensors in one launch.
+//
+// Multi-tensor apply, as PyTorch's: the host lists the parameter tensors of a
+// step in a device table of OptimizerTensor (pointers and element counts) and
+// cuts them into CHUNK-element pieces, listed in a device table of
+// OptimizerChunk, in any order; block b updates chunk b, b + gridDim.x, ...
+// A thread updates 16 bytes of every buffer at a time (float4, double2, two
+// complex<float>) when all of the chunk's buffers are aligned for it, one
+// element at a time otherwise and for a tensor's tail. No barriers, no shared
+// memory: the traffic is the floor. Adam reads p, g, m, v and writes p, m, v
+// (28 bytes per fp32 parameter), SGD with velocity reads p, g, v and writes
+// p, v (20), SGD without reads p, g and writes p (12).
+//
+// Semantics: the dialect's sgd_step and adam_step, g first multiplied by
+// *clip_scale when clip_scale is not null (the global-norm clip factor
+// another kernel computed). Hyperparameters arrive as doubles, the bias
+// corrections 1 - beta^t (t the 1-based step) computed on the host in double;
+// each thread rounds the derived coefficients to T once and does the
+// per-element math in T. Complex tensors are interleaved (re, im) pairs of T,
+// counted in complex elements; m is complex and v real: v' = b2 v + (1-b2) |g'|^2.
+//
+// Host-side layout (the runtime fills these tables; both are plain data, the
+// same on host and device):
+//   OptimizerTensor<T>  40 bytes: T* param, const T* grad, T* m, T* v, long long count
+//   OptimizerChunk       8 bytes: int tensor, int chunk  (elements
+//                        [chunk * CHUNK, min(count, (chunk + 1) * CHUNK)) of tensor)
+// A tensor of count elements has ceil(count / CHUNK) chunks (none when empty).
+// CHUNK is a multiple of 4, so every chunk of an aligned tensor starts aligned.
+#pragma once
+
+namespace spectral_optimizer {
+
+/// One parameter tensor of the step. Unused buffers may be null: m for SGD
+/// without velocity, v for SGD.
+template <typename T>
+struct OptimizerTensor {
+  T* param;         // count (x2 for complex) values, updated in place
+  const T* grad;    // same shape as param
+  T* m;             // SGD velocity or Adam first moment, same shape as param
+  T* v;             // Adam second moment, count reals
+  long long count;  // elements (complex numbers for complex tensors)
+};
+
+/// One block's work: elements [chunk * CHUNK, ...) of tensors[tensor].
+struct OptimizerChunk {
+  int tensor;
+  int chunk;
+};
+
+/// N values of T moved as one load or store.
+template <typename T, int N>
+struct alignas(sizeof(T) * N) Pack {
+  T x[N];
+};
+
+/// sgd_step on one element (C = 2: a complex one, componentwise):
+/// g' = g + wd p; v' = mu v + g'; p' = p - lr (nesterov ? g' + mu v' : v').
+/// Without VELOCITY the velocity is taken as zero and not kept (v' = g').
+template <typename T, int C, bool VELOCITY, bool NESTEROV>
+struct SgdUpdate {
+  T lr, momentum, weight_decay;
+
+  __device__ __forceinline__ void operator()(T* p, const T* g, T* m, T&) const {
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      const T grad = g[c] + weight_decay * p[c];
+      const T velocity = VELOCITY ? momentum * m[c] + grad : grad;
+      if (VELOCITY) m[c] = velocity;
+      p[c] -= lr * (NESTEROV ? grad + momentum * velocity : velocity);
+    }
+  }
+};
+
+/// adam_step on one element: Adam adds wd p to g, AdamW (DECOUPLED) scales p
+/// by 1 - lr wd instead. m' = b1 m + (1-b1) g'; v' = b2 v + (1-b2) |g'|^2;
+/// p' = p - lr (m' / bc1) / (sqrt(v' / bc2) + eps).
+template <typename T, int C, bool DECOUPLED>
+struct AdamUpdate {
+  T beta1, one_minus_beta1, beta2, one_minus_beta2;
+  T weight_decay;  // Adam: g' = g + weight_decay p
+  T decay;         // AdamW: p scaled by 1 - lr weight_decay
+  T step_size;     // lr / bc1
+  T inv_root_bc2;  // 1 / sqrt(bc2)
+  T eps;
+
+  __device__ __forceinline__ void operator()(T* p, const T* g, T* m, T& v) const {
+    T grad[C];
+    T norm2 = T(0);
+#pragma unroll
+    for (int c = 0; c < C; ++c) {
+      grad[c] = DECOUPLED ? g[c] : g[c] + weight_decay * p[c];
+      m[c] = beta1 * m[c] + one_minus_beta1 * grad[c];
+      norm2 += grad[c] * grad[c];
+    }
+    v = beta2 * v + one_minus_beta2 * norm2;
+    const T ratio = step_size / sqrt(v * inv_root_bc2 * inv_root_bc2 + eps);
+#pragma unroll
+    for (int c = 0; c < C; ++c) p[c] = (DECOUPLED ? p[c] * decay : p[c]) - ratio * m[c];
+  }
+};
+
+/// `address`, which the compiler may then access as global memory
+/// (ld.global / st.global instead of generic accesses): table pointers are
+/// device allocations, but loaded from memory the compiler cannot know it.
+template <typename T>
+__device__ __forceinline__ T* global(T* address) {
+#if defined(__CUDA_ARCH__)
+  __builtin_assume(__isGlobal(address));
+#endif
+  return address;
+}
+
+__device__ __forceinline__ bool aligned_to(const void* address, unsigned int bytes) {
+  return reinterpret_cast<unsigned long long>(address) % bytes == 0;
+}
+
+/// Runs `update` (SgdUpdate or AdamUpdate) over every element of every
+/// chunk: T the real type, C = 2 for complex tensors; USES_M / USES_V say
+/// which of m and v are read and written.
+template <typename T, int C, bool USES_M, bool USES_V, int CHUNK, typename Update>
+__device__ __forceinline__ void multi_tensor_apply(const OptimizerTensor<T>* __restrict__ tensors,
+                                                   const OptimizerChunk* __restrict__ chunks,
+                                                   int num_chunks, const T* clip_scale,
+                                                   const Update& update) {
+  constexpr int K = 16 / int(sizeof(T) * C);  // elements per 16-byte pack of param
+  static_assert(K >= 1 && 16 % (sizeof(T) * C) == 0, "T must be float or double");
+  static_assert(CHUNK > 0 && CHUNK % 4 == 0, "CHUNK must be a positive multiple of 4");
+  typedef Pack<T, K * C> Wide;  // K elements of param, grad, m
+  typedef Pack<T, K> Narrow;    // K elements of v
+  const T scale = clip_scale ? *clip_scale : T(1);
+  const int first = int(threadIdx.x), stride = int(blockDim.x);
+
+  for (int c = int(blockIdx.x); c < num_chunks; c += int(gridDim.x)) {
+    const OptimizerChunk chunk = chunks[c];
+    const OptimizerTensor<T> tensor = tensors[chunk.tensor];
+    const long long start = (long long)chunk.chunk * CHUNK;
+    const int n = tensor.count - start < CHUNK ? int(tensor.count - start) : CHUNK;
+    T* __restrict__ p = global(tensor.param + start * C);
+    const T* __restrict__ g = global(tensor.grad + start * C);
+    T* __restrict__ m = USES_M ? global(tensor.m + start * C) : nullptr;
+    T* __restrict__ v = USES_V ? global(tensor.v + start) : nullptr;
+    const bool packs = aligned_to(p, sizeof(Wide)) && aligned_to(g, sizeof(Wide)) &&
+                       (!USES_M || aligned_to(m, sizeof(Wide))) &&
+                       (!USES_V || aligned_to(v, sizeof(Narrow)));
+    const int packed = packs ? n - n % K : 0;
+
+    for (int i = first * K; i < packed; i += stride * K) {
+      Wide pw = *reinterpret_cast<const Wide*>(p + i * C);
+      Wide gw = *reinterpret_cast<const Wide*>(g + i * C);
+      Wide mw = {};
+      Narrow vw = {};
+      if (USES_M) mw = *reinterpret_cast<const Wide*>(m + i * C);
+      if (USES_V) vw = *reinterpret_cast<const Narrow*>(v + i);
+#pragma unroll
+      for (int k = 0; k < K * C; ++k) gw.x[k] *= scale;
+#pragma unroll
+      for (int k = 0; k < K; ++k) update(pw.x + k * C, gw.x + k * C, mw.x + k * C, vw.x[k]);
+      *reinterpret_cast<Wide*>(p + i * C) = pw;
+      if (USES_M) *reinterpret_cast<Wide*>(m + i * C) = mw;
+      if (USES_V) *reinterpret_cast<Narrow*>(v + i) = vw;
+    }
+    for (int i = packed + first; i < n; i += stride) {
+      T pe[C], ge[C], me[C], ve = T(0);
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        pe[k] = p[i * C + k];
+        ge[k] = g[i * C + k] * scale;
+        me[k] = USES_M ? m[i * C + k] : T(0);
+      }
+      if (USES_V) ve = v[i];
+      update(pe, ge, me, ve);
+#pragma unroll
+      for (int k = 0; k < C; ++k) {
+        p[i * C + k] = pe[k];
+        if (USES_M) m[i * C + k] = me[k];
+      }
+      if (USES_V) v[i] = ve;
+    }
+  }
+}
+
+/// sgd_step over every tensor of the table: T float or double, COMPLEX for
+/// interleaved complex tensors; VELOCITY false for a zero velocity whose
+/// result is not needed (plain SGD: m is neither read nor written).
+template <typename T, bool COMPLEX, bool VELOCITY, bool NESTEROV, int CHUNK>
+__device__ __forceinline__ void sgd_multi_tensor(const OptimizerTensor<T>* tensors,
+                                                 const OptimizerChunk* chunks, int num_chunks,
+                                                 const T* clip_scale, double lr, double momentum,
+                                                 double weight_decay) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  const SgdUpdate<T, C, VELOCITY, NESTEROV> update{T(lr), T(momentum), T(weight_decay)};
+  multi_tensor_apply<T, C, VELOCITY, false, CHUNK>(tensors, chunks, num_chunks, clip_scale, update);
+}
+
+/// adam_step (AdamW when DECOUPLED) over every tensor of the table, with
+/// bias_correction1 = 1 - beta1^t and bias_correction2 = 1 - beta2^t.
+template <typename T, bool COMPLEX, bool DECOUPLED, int CHUNK>
+__device__ __forceinline__ void adam_multi_tensor(const OptimizerTensor<T>* tensors,
+                                                  const OptimizerChunk* chunks, int num_chunks,
+                                                  const T* clip_scale, double lr, double beta1,
+                                                  double beta2, double eps, double weight_decay,
+                                                  double bias_correction1,
+                                                  double bias_correction2) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  const AdamUpdate<T, C, DECOUPLED> update{T(beta1),
+                                           T(1.0 - beta1),
+                                           T(beta2),
+                                           T(1.0 - beta2),
+                                           T(weight_decay),
+                                           T(1.0 - lr * weight_decay),
+                                           T(lr / bias_correction1),
+                                           T(1.0 / sqrt(bias_correction2)),
+                                           T(eps)};
+  multi_tensor_apply<T, C, true, true, CHUNK>(tensors, chunks, num_chunks, clip_scale, update);
+}
+
+}  // namespace spectral_optimizer

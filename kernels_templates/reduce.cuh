@@ -1,0 +1,208 @@
+// reduce.cuh - reductions: warp, block row, whole rows and whole tensors.
+//
+// The block shape is (BLOCK_X, ROWS): the BLOCK_X threads of block row
+// threadIdx.y reduce one row together, so one block holds one long row
+// (BLOCK_X a multiple of 32, ROWS = 1) or several short ones (BLOCK_X a power
+// of two up to 32: a row per warp or per part of a warp). Inside a warp,
+// shuffles; across the warps of a row, shared memory and a second round of
+// shuffles. Every order is fixed by the launch shape, never by timing: the
+// same launch gives the same bits, so training is reproducible. Whole-tensor
+// reductions take two launches (partials per block, then one block) instead
+// of float atomics for the same reason.
+//
+// Ops are small structs: identity(), operator()(a, b) (associative and
+// commutative) and finish(acc, count) (the mean's division). Values are
+// read through a Load functor and results written through a Store functor:
+// the fusion hooks, as in the FFT templates.
+#pragma once
+
+namespace spectral_reduce {
+
+constexpr unsigned int kFullWarp = 0xffffffffu;
+
+/// The extremes of an accumulator type, without <limits> (NVRTC has none).
+template <typename T>
+struct Limits;
+template <>
+struct Limits<float> {
+  __device__ static __forceinline__ float infinity() { return __int_as_float(0x7f800000); }
+  __device__ static __forceinline__ float nan() { return __int_as_float(0x7fffffff); }
+  __device__ static __forceinline__ float lowest() { return -infinity(); }
+};
+template <>
+struct Limits<double> {
+  __device__ static __forceinline__ double infinity() {
+    return __longlong_as_double(0x7ff0000000000000LL);
+  }
+  __device__ static __forceinline__ double nan() {
+    return __longlong_as_double(0x7ff8000000000000LL);
+  }
+  __device__ static __forceinline__ double lowest() { return -infinity(); }
+};
+template <>
+struct Limits<int> {
+  __device__ static __forceinline__ int lowest() { return int(0x80000000u); }
+};
+template <>
+struct Limits<long long> {
+  __device__ static __forceinline__ long long lowest() { return (long long)(1ULL << 63); }
+};
+
+template <typename A>
+struct Sum {
+  __device__ __forceinline__ A identity() const { return A(0); }
+  __device__ __forceinline__ A operator()(A a, A b) const { return a + b; }
+  __device__ __forceinline__ A finish(A acc, long long) const { return acc; }
+};
+
+/// The sum divided by the count of reduced elements (NaN for none).
+template <typename A>
+struct Mean : Sum<A> {
+  __device__ __forceinline__ A finish(A acc, long long count) const { return acc / A(count); }
+};
+
+/// Maximum that propagates NaN (as numpy and PyTorch do); -inf for no elements.
+template <typename A>
+struct Max {
+  __device__ __forceinline__ A identity() const { return Limits<A>::lowest(); }
+  __device__ __forceinline__ A operator()(A a, A b) const { return (a > b || a != a) ? a : b; }
+  __device__ __forceinline__ A finish(A acc, long long) const { return acc; }
+};
+
+/// __shfl_xor_sync over the full warp; a reduced type made of several values
+/// overloads it (see MaxSum in softmax.cuh).
+template <typename V>
+__device__ __forceinline__ V shuffle_xor(V value, int lane_mask) {
+  return __shfl_xor_sync(kFullWarp, value, lane_mask);
+}
+
+/// Reduces `value` over aligned groups of WIDTH lanes (a power of two up to
+/// 32); every lane gets its group's result. The whole warp must call it.
+template <int WIDTH, typename V, typename Op>
+__device__ __forceinline__ V warp_reduce(V value, Op op) {
+  static_assert(WIDTH >= 1 && WIDTH <= 32 && (WIDTH & (WIDTH - 1)) == 0,
+                "WIDTH is a power of two up to 32");
+#pragma unroll
+  for (int lane_mask = WIDTH / 2; lane_mask > 0; lane_mask /= 2)
+    value = op(value, shuffle_xor(value, lane_mask));
+  return value;
+}
+
+/// Checks a (BLOCK_X, ROWS) block shape at compile time.
+template <int BLOCK_X, int ROWS>
+__host__ __device__ constexpr bool valid_row_block() {
+  return BLOCK_X >= 1 && ROWS >= 1 && BLOCK_X * ROWS <= 1024 && (BLOCK_X * ROWS) % 32 == 0 &&
+         (BLOCK_X <= 32 ? (BLOCK_X & (BLOCK_X - 1)) == 0 : BLOCK_X % 32 == 0);
+}
+
+/// Reduces `value` over the BLOCK_X threads of each block row; every thread
+/// of the row gets the result. All threads of the block must call it (it
+/// has barriers when a row spans several warps).
+template <int BLOCK_X, int ROWS, typename V, typename Op>
+__device__ __forceinline__ V row_reduce(V value, Op op) {
+  static_assert(valid_row_block<BLOCK_X, ROWS>(),
+                "block (BLOCK_X, ROWS): BLOCK_X a power of two <= 32 or a multiple of 32, "
+                "BLOCK_X * ROWS a multiple of 32 and at most 1024");
+  value = warp_reduce<(BLOCK_X < 32 ? BLOCK_X : 32)>(value, op);
+  if constexpr (BLOCK_X > 32) {
+    constexpr int WARPS = BLOCK_X / 32;  // per row; ROWS * WARPS <= 32
+    __shared__ V partials[ROWS * WARPS];
+    const int lane = threadIdx.x & 31, first = threadIdx.y * WARPS;
+    if (lane == 0) partials[first + (threadIdx.x >> 5)] = value;
+    __syncthreads();
+    value = warp_reduce<32>(lane < WARPS ? partials[first + lane] : op.identity(), op);
+    __syncthreads();  // the next call may overwrite partials
+  }
+  return value;
+}
+
+/// acc = fold(acc, get(i)) for i = first, first + step, ... < end, in that
+/// order; loads are issued four at a time.
+template <typename V, typename Fold, typename Get>
+__device__ __forceinline__ V fold_strided(V acc, long long first, long long end, long long step,
+                                          Fold fold, Get get) {
+  long long i = first;
+  for (; i + 3 * step < end; i += 4 * step) {
+    auto v0 = get(i), v1 = get(i + step), v2 = get(i + 2 * step), v3 = get(i + 3 * step);
+    acc = fold(fold(fold(fold(acc, v0), v1), v2), v3);
+  }
+  for (; i < end; i += step) acc = fold(acc, get(i));
+  return acc;
+}
+
+/// The rows of this block, row = first + threadIdx.y, for every `first` a
+/// multiple of ROWS: grid-stride, and the same count of iterations for every
+/// thread of the block (the body may have barriers).
+template <int ROWS, typename Body>
+__device__ __forceinline__ void for_each_block_rows(long long rows, Body body) {
+  for (long long first = (long long)blockIdx.x * ROWS; first < rows;
+       first += (long long)gridDim.x * ROWS) {
+    const long long row = first + threadIdx.y;
+    body(row, row < rows);
+  }
+}
+
+/// Row reduction of [rows, n]: store(row, op.finish(op over load(row, i), n)).
+/// Block (BLOCK_X, ROWS); any grid (rows are grid-strided). A is the
+/// accumulator type; load's values are converted to it.
+template <int BLOCK_X, int ROWS, typename A, typename Op, typename Load, typename Store>
+__device__ void reduce_rows(long long rows, long long n, Op op, Load load, Store store) {
+  for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
+    A acc = op.identity();
+    if (active)
+      acc = fold_strided(acc, threadIdx.x, n, BLOCK_X, op,
+                         [&](long long i) { return A(load(row, i)); });
+    acc = row_reduce<BLOCK_X, ROWS>(acc, op);
+    if (active && threadIdx.x == 0) store(row, op.finish(acc, n));
+  });
+}
+
+/// First pass of a whole-tensor reduction of load(i), i < n: block b reduces
+/// i = b * BLOCK + t + k * gridDim.x * BLOCK and calls store(b, partial)
+/// (unfinished: no mean division). One-dimensional blocks of BLOCK threads.
+template <int BLOCK, typename A, typename Op, typename Load, typename Store>
+__device__ void reduce_partials(long long n, Op op, Load load, Store store) {
+  const long long step = (long long)gridDim.x * BLOCK;
+  A acc = fold_strided(op.identity(), (long long)blockIdx.x * BLOCK + threadIdx.x, n, step, op,
+                       [&](long long i) { return A(load(i)); });
+  acc = row_reduce<BLOCK, 1>(acc, op);
+  if (threadIdx.x == 0) store((long long)blockIdx.x, acc);
+}
+
+/// Second pass (or the only one, when one block is enough): one block of
+/// BLOCK threads reduces load(i), i < count, and calls
+/// store(0, op.finish(acc, total)), `total` being the elements behind the
+/// partials (the mean's divisor).
+template <int BLOCK, typename A, typename Op, typename Load, typename Store>
+__device__ void reduce_final(long long count, long long total, Op op, Load load, Store store) {
+  A acc = fold_strided(op.identity(), (long long)threadIdx.x, count, BLOCK, op,
+                       [&](long long i) { return A(load(i)); });
+  acc = row_reduce<BLOCK, 1>(acc, op);
+  if (threadIdx.x == 0) store(0LL, op.finish(acc, total));
+}
+
+/// load(i) = data[i].
+template <typename T>
+struct FlatLoad {
+  const T* data;
+  __device__ __forceinline__ T operator()(long long i) const { return data[i]; }
+};
+
+/// load(row, i) = data[row * n + i]: a contiguous [rows, n].
+template <typename T>
+struct RowLoad {
+  const T* data;
+  long long n;
+  __device__ __forceinline__ T operator()(long long row, long long i) const {
+    return data[row * n + i];
+  }
+};
+
+/// store(i, value): data[i] = value.
+template <typename T>
+struct FlatStore {
+  T* data;
+  __device__ __forceinline__ void operator()(long long i, T value) const { data[i] = value; }
+};
+
+}  // namespace spectral_reduce

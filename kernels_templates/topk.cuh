@@ -1,0 +1,303 @@
+// topk.cuh - the k largest-magnitude entries of each row, or of a whole tensor.
+//
+// Order: |z|^2 descending, ties toward the lower index, so the result is
+// deterministic; the k entries come out sorted by index, as values and int64
+// indices (the dialect's sparse form; flat = one row over the whole tensor).
+//
+// Radix select. An entry's key is the bit pattern of |z|^2 in the element's
+// precision, rounded explicitly (__fmul_rn/__fadd_rn: no FMA contraction, so
+// host and GPU rank alike), sign cleared: for |z|^2 >= 0 the bits order like
+// the values, and NaN ranks above +inf. Going down 8-bit digits, a histogram
+// of the entries that match the digits found so far gives the next digit of
+// the k-th largest key, the threshold. Every entry above the threshold is
+// taken, and of those equal to it the `need` lowest-indexed. The digits stop
+// early when the entries matching them are exactly the ones still needed
+// (k = n takes one pass). A last pass writes the chosen entries in index order,
+// a block at a time: ballots and per-warp counts give each its slot.
+//
+// Two forms:
+// - topk_rows: one block per row, every pass in one launch; the keys can be
+//   cached in dynamic shared memory (n keys) so the row is loaded once.
+// - topk_grid_*: a row spread over many blocks (a flat top-k of a large
+//   tensor): one launch per digit (block histograms added into global memory,
+//   integer atomics, so exact), a count launch and a write launch that places
+//   each block's entries after the counts of the blocks before it.
+//
+// Load is `load(row, i) -> V`, Store `store(row, slot, value, index)`;
+// V is float, double, cplx<float> or cplx<double>. blockDim = (THREADS, 1, 1)
+// with THREADS a multiple of 32.
+#pragma once
+
+#include "sparse.cuh"
+
+namespace spectral_sparse {
+
+__device__ __forceinline__ unsigned int magnitude_key(float v) {
+  return __float_as_uint(__fmul_rn(v, v)) & 0x7fffffffu;
+}
+__device__ __forceinline__ unsigned int magnitude_key(cplx<float> v) {
+  return __float_as_uint(__fadd_rn(__fmul_rn(v.re, v.re), __fmul_rn(v.im, v.im))) & 0x7fffffffu;
+}
+__device__ __forceinline__ unsigned long long magnitude_key(double v) {
+  return (unsigned long long)__double_as_longlong(__dmul_rn(v, v)) & 0x7fffffffffffffffull;
+}
+__device__ __forceinline__ unsigned long long magnitude_key(cplx<double> v) {
+  return (unsigned long long)__double_as_longlong(
+             __dadd_rn(__dmul_rn(v.re, v.re), __dmul_rn(v.im, v.im))) &
+         0x7fffffffffffffffull;
+}
+
+template <typename V>
+using KeyOf = decltype(magnitude_key(V{}));
+
+/// Digit passes of a full radix select: 4 for float magnitudes, 8 for double.
+template <typename V>
+__host__ __device__ constexpr int topk_passes() {
+  return (int)sizeof(KeyOf<V>);
+}
+
+/// What the digits found so far say: entries whose key under `mask` is above
+/// `prefix` are taken, and of those equal to it the `need` of lowest index.
+template <typename Key>
+struct Threshold {
+  Key prefix, mask;
+  long long need;
+  bool exact;  // the entries equal to prefix number exactly `need`: stop
+};
+
+struct DigitChoice {
+  int digit;
+  long long above, count;  // entries in the bins above `digit`, and in it
+};
+
+/// By the 32 lanes of warp 0: the bin of `counts` (256 digits, counted from
+/// the top) in which the running count reaches `need`. Lane l sums bins
+/// 255 - 8l down to 248 - 8l; one lane writes `choice`.
+template <typename Count>
+__device__ __forceinline__ void choose_digit(const Count* counts, long long need, int lane,
+                                             DigitChoice* choice) {
+  long long sum = 0;
+#pragma unroll
+  for (int j = 0; j < 8; ++j) sum += (long long)counts[255 - 8 * lane - j];
+  long long through = sum;  // inclusive over lanes 0..lane
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    long long other = __shfl_up_sync(0xffffffffu, through, d);
+    if (lane >= d) through += other;
+  }
+  long long above = through - sum;
+  if (above < need && need <= through) {
+    for (int j = 0; j < 8; ++j) {
+      const int bin = 255 - 8 * lane - j;
+      const long long count = (long long)counts[bin];
+      if (need <= above + count) {
+        choice->digit = bin;
+        choice->above = above;
+        choice->count = count;
+        break;
+      }
+      above += count;
+    }
+  }
+}
+
+template <typename Key>
+__device__ __forceinline__ Threshold<Key> refine(Threshold<Key> th, DigitChoice choice, int shift) {
+  th.prefix |= Key(choice.digit) << shift;
+  th.mask |= Key(0xff) << shift;
+  th.need -= choice.above;
+  th.exact = choice.count == th.need;
+  return th;
+}
+
+/// Writes the entries of [begin, end) of `row` the threshold takes, in index
+/// order, given the entries above (gt_before) and equal to (eq_before) the
+/// threshold before `begin`: an entry's slot is the number taken before it.
+/// Stops once all k are written. Every thread of the block calls it.
+template <int THREADS, typename Key, typename KeyAt, typename Load, typename Store>
+__device__ void write_selected(long long row, long long begin, long long end, Threshold<Key> th,
+                               long long k, long long gt_before, long long eq_before,
+                               KeyAt key_at, Load load, Store store) {
+  constexpr int WARPS = THREADS / 32;
+  __shared__ unsigned int warp_gt[WARPS], warp_eq[WARPS];
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  const unsigned int lanes_below = (1u << lane) - 1u;
+  for (long long base = begin; base < end; base += THREADS) {
+    if (gt_before + (eq_before < th.need ? eq_before : th.need) >= k) break;  // uniform
+    const long long i = base + t;
+    bool gt = false, eq = false;
+    if (i < end) {
+      const Key key = key_at(i) & th.mask;
+      gt = key > th.prefix;
+      eq = key == th.prefix;
+    }
+    const unsigned int gt_ballot = __ballot_sync(0xffffffffu, gt);
+    const unsigned int eq_ballot = __ballot_sync(0xffffffffu, eq);
+    if (lane == 0) {
+      warp_gt[warp] = __popc(gt_ballot);
+      warp_eq[warp] = __popc(eq_ballot);
+    }
+    __syncthreads();
+    long long gt_rank = gt_before + __popc(gt_ballot & lanes_below);
+    long long eq_rank = eq_before + __popc(eq_ballot & lanes_below);
+#pragma unroll
+    for (int w = 0; w < WARPS; ++w) {
+      if (w < warp) {
+        gt_rank += warp_gt[w];
+        eq_rank += warp_eq[w];
+      }
+      gt_before += warp_gt[w];
+      eq_before += warp_eq[w];
+    }
+    if (gt || (eq && eq_rank < th.need))
+      store(row, gt_rank + (eq_rank < th.need ? eq_rank : th.need), load(row, i), i);
+    __syncthreads();  // before the next chunk's counts
+  }
+}
+
+/// Top-k of each row of [rows, n], one block per row (strided over the
+/// grid). With CACHE_KEYS the dynamic shared memory holds n keys
+/// (n * sizeof(KeyOf<V>) bytes) and the row is loaded once plus once per
+/// entry taken; without, once per digit pass.
+template <int THREADS, bool CACHE_KEYS, typename V, typename Load, typename Store>
+__device__ void topk_rows(long long rows, long long n, long long k, Load load, Store store) {
+  using Key = KeyOf<V>;
+  constexpr int BITS = 8 * (int)sizeof(Key);
+  static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS: warps, <= 1024");
+  __shared__ unsigned int histogram[256];
+  __shared__ DigitChoice choice;
+  SPECTRAL_DYNAMIC_SHARED(Key, cached);
+  const int t = threadIdx.x;
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
+    Threshold<Key> th{Key(0), Key(0), k, false};
+    for (int shift = BITS - 8; shift >= 0 && !th.exact; shift -= 8) {
+      for (int b = t; b < 256; b += THREADS) histogram[b] = 0;
+      __syncthreads();
+      for (long long i = t; i < n; i += THREADS) {
+        Key key;
+        if (CACHE_KEYS && shift != BITS - 8) {
+          key = cached[i];
+        } else {
+          key = magnitude_key(load(row, i));
+          if (CACHE_KEYS) cached[i] = key;
+        }
+        if ((key & th.mask) == th.prefix) atomicAdd(&histogram[(key >> shift) & 0xff], 1u);
+      }
+      __syncthreads();
+      if (t < 32) choose_digit(histogram, th.need, t, &choice);
+      __syncthreads();
+      th = refine(th, choice, shift);
+    }
+    if constexpr (CACHE_KEYS)
+      write_selected<THREADS>(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; },
+                              load, store);
+    else
+      write_selected<THREADS>(
+          row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
+          store);
+  }
+}
+
+// ---- A row over many blocks ------------------------------------------------------------
+//
+// Grid (ceil(n / tile), rows): block x covers entries [x * tile, (x+1) * tile)
+// of row y. `histograms` is [rows][topk_passes<V>()][256], zero before pass 0;
+// `counts` is [rows][gridDim.x][2]. Launch topk_grid_histogram for pass = 0,
+// 1, ..., topk_passes - 1 (a pass after the digits stopped returns at once),
+// then topk_grid_count, then topk_grid_write, all with the same grid.
+
+/// The threshold after the first `passes` digit histograms of a row,
+/// replayed by every block. Every thread of the block calls it.
+template <typename Key>
+__device__ Threshold<Key> replay_threshold(const unsigned long long* histograms, int passes,
+                                           long long k) {
+  __shared__ DigitChoice choice;
+  Threshold<Key> th{Key(0), Key(0), k, false};
+  for (int p = 0; p < passes && !th.exact; ++p) {
+    if (threadIdx.x < 32) choose_digit(histograms + 256 * p, th.need, threadIdx.x, &choice);
+    __syncthreads();
+    th = refine(th, choice, 8 * (int)sizeof(Key) - 8 - 8 * p);
+    __syncthreads();
+  }
+  return th;
+}
+
+template <int THREADS, typename V, typename Load>
+__device__ void topk_grid_histogram(int pass, long long n, long long k, long long tile,
+                                    unsigned long long* histograms, Load load) {
+  using Key = KeyOf<V>;
+  constexpr int PASSES = (int)sizeof(Key);
+  __shared__ unsigned int local[256];
+  const int t = threadIdx.x;
+  const long long row = blockIdx.y;
+  unsigned long long* row_histograms = histograms + row * PASSES * 256;
+  const Threshold<Key> th = replay_threshold<Key>(row_histograms, pass, k);
+  if (th.exact) return;
+  const int shift = 8 * (PASSES - 1 - pass);
+  for (int b = t; b < 256; b += THREADS) local[b] = 0;
+  __syncthreads();
+  const long long begin = (long long)blockIdx.x * tile;
+  const long long end = n - begin < tile ? n : begin + tile;
+  for (long long i = begin + t; i < end; i += THREADS) {
+    const Key key = magnitude_key(load(row, i));
+    if ((key & th.mask) == th.prefix) atomicAdd(&local[(key >> shift) & 0xff], 1u);
+  }
+  __syncthreads();
+  for (int b = t; b < 256; b += THREADS)
+    if (local[b] != 0) atomicAdd(&row_histograms[256 * pass + b], (unsigned long long)local[b]);
+}
+
+template <int THREADS, typename V, typename Load>
+__device__ void topk_grid_count(long long n, long long k, long long tile,
+                                const unsigned long long* histograms, unsigned long long* counts,
+                                Load load) {
+  using Key = KeyOf<V>;
+  constexpr int PASSES = (int)sizeof(Key);
+  __shared__ unsigned int total[2];
+  const int t = threadIdx.x;
+  const long long row = blockIdx.y;
+  const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
+  if (t < 2) total[t] = 0;
+  __syncthreads();
+  const long long begin = (long long)blockIdx.x * tile;
+  const long long end = n - begin < tile ? n : begin + tile;
+  unsigned int gt = 0, eq = 0;
+  for (long long i = begin + t; i < end; i += THREADS) {
+    const Key key = magnitude_key(load(row, i)) & th.mask;
+    gt += key > th.prefix;
+    eq += key == th.prefix;
+  }
+  if (gt != 0) atomicAdd(&total[0], gt);
+  if (eq != 0) atomicAdd(&total[1], eq);
+  __syncthreads();
+  if (t < 2) counts[(row * gridDim.x + blockIdx.x) * 2 + t] = total[t];
+}
+
+template <int THREADS, typename V, typename Load, typename Store>
+__device__ void topk_grid_write(long long n, long long k, long long tile,
+                                const unsigned long long* histograms,
+                                const unsigned long long* counts, Load load, Store store) {
+  using Key = KeyOf<V>;
+  constexpr int PASSES = (int)sizeof(Key);
+  __shared__ unsigned long long before[2];
+  const int t = threadIdx.x;
+  const long long row = blockIdx.y;
+  const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
+  if (t < 2) before[t] = 0;
+  __syncthreads();
+  const unsigned long long* row_counts = counts + row * gridDim.x * 2;
+  unsigned long long gt = 0, eq = 0;
+  for (unsigned int b = t; b < blockIdx.x; b += THREADS) {
+    gt += row_counts[2 * b];
+    eq += row_counts[2 * b + 1];
+  }
+  if (gt != 0) atomicAdd(&before[0], gt);
+  if (eq != 0) atomicAdd(&before[1], eq);
+  __syncthreads();
+  const long long begin = (long long)blockIdx.x * tile;
+  const long long end = n - begin < tile ? n : begin + tile;
+  write_selected<THREADS>(row, begin, end, th, k, (long long)before[0], (long long)before[1],
+                          [&](long long i) { return magnitude_key(load(row, i)); }, load, store);
+}
+
+}  // namespace spectral_sparse
