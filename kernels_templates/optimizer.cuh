@@ -93,7 +93,7 @@ struct AdamUpdate {
       norm2 += grad[c] * grad[c];
     }
     v = beta2 * v + one_minus_beta2 * norm2;
-    const T ratio = step_size / sqrt(v * inv_root_bc2 * inv_root_bc2 + eps);
+    const T ratio = step_size / (sqrt(v) * inv_root_bc2 + eps);
 #pragma unroll
     for (int c = 0; c < C; ++c) p[c] = (DECOUPLED ? p[c] * decay : p[c]) - ratio * m[c];
   }
@@ -159,7 +159,7 @@ __device__ __forceinline__ void multi_tensor_apply(const OptimizerTensor<T>* __r
       if (USES_M) *reinterpret_cast<Wide*>(m + i * C) = mw;
       if (USES_V) *reinterpret_cast<Narrow*>(v + i) = vw;
     }
-    for (int i = packed + first; i < n; i += stride) {
+    for (int i = packed + first; i < n && !packs; i += stride) {
       T pe[C], ge[C], me[C], ve = T(0);
 #pragma unroll
       for (int k = 0; k < C; ++k) {

@@ -54,7 +54,7 @@ class Device {
 };
 
 /// "auto" (CUDA when a working driver and device exist, else host), "host" or
-/// "cuda". `auto` says which it chose on `log` (stderr when null).
+/// "cuda". `auto` says on stderr which it chose, and why not CUDA.
 StatusOr<std::unique_ptr<Device>> create_device(const std::string& which);
 
 }  // namespace spectral

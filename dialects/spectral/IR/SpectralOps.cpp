@@ -182,6 +182,20 @@ mlir::spectral::broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
   return out;
 }
 
+int64_t mlir::spectral::broadcastSourceIndex(ArrayRef<int64_t> resultShape,
+                                             ArrayRef<int64_t> shape,
+                                             int64_t flat) {
+  int64_t source = 0, stride = 1;
+  for (int64_t r = resultShape.size() - 1, s = shape.size() - 1; s >= 0; --r, --s) {
+    int64_t coordinate = flat % resultShape[r];
+    flat /= resultShape[r];
+    if (shape[s] != 1)
+      source += coordinate * stride;
+    stride *= shape[s];
+  }
+  return source;
+}
+
 std::optional<int64_t>
 mlir::spectral::checkedElementCount(ArrayRef<int64_t> shape) {
   if (llvm::is_contained(shape, 0))
@@ -870,6 +884,24 @@ LogicalResult AdamStepOp::inferReturnTypes(MLIRContext *, std::optional<Location
   if (step->getRank() != 0)
     return fail(loc, llvm::formatv("operand 'step' must be 0-d, got {0}",
                                    typeString(*step)));
+  // 1 - beta^t is the bias correction: beta = 1 divides by zero, beta outside
+  // [0, 1) makes it negative or growing; eps < 0 can divide by zero.
+  // Absent attributes take their (valid) defaults.
+  for (auto [attr, name] : {std::pair{adaptor.getBeta1Attr(), "beta1"},
+                            std::pair{adaptor.getBeta2Attr(), "beta2"}}) {
+    double beta = attr ? attr.getValueAsDouble() : 0.0;
+    if (!(beta >= 0 && beta < 1)) {
+      std::string message = llvm::formatv("'{0}' must be in [0, 1), got ", name);
+      llvm::raw_string_ostream(message) << beta;
+      return fail(loc, message);
+    }
+  }
+  double eps = adaptor.getEpsAttr() ? adaptor.getEpsAttr().getValueAsDouble() : 0.0;
+  if (!(eps >= 0)) {
+    std::string message = "'eps' must be non-negative, got ";
+    llvm::raw_string_ostream(message) << eps;
+    return fail(loc, message);
+  }
   results.append({*param, *param, realParam});
   return success();
 }

@@ -24,6 +24,11 @@ namespace mlir::spectral {
 FailureOr<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a,
                                                 ArrayRef<int64_t> b);
 
+/// The flat row-major index in an operand of `shape`, numpy-broadcast to
+/// `resultShape`, that result element `flat` reads.
+int64_t broadcastSourceIndex(ArrayRef<int64_t> resultShape,
+                             ArrayRef<int64_t> shape, int64_t flat);
+
 /// Number of elements of `shape`, or nothing when it does not fit in int64.
 std::optional<int64_t> checkedElementCount(ArrayRef<int64_t> shape);
 

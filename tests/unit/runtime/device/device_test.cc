@@ -1,0 +1,53 @@
+// create_device: the names it takes and what "auto" picks on a machine
+// without a GPU driver (CI and developer machines); on a GPU machine "auto"
+// must pick CUDA.
+#include "runtime/device/device.h"
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+
+namespace spectral {
+namespace {
+
+bool has_cuda_driver() {
+  void* handle = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (handle) dlclose(handle);
+  return handle != nullptr;
+}
+
+TEST(CreateDevice, HostByName) {
+  StatusOr<std::unique_ptr<Device>> device = create_device("host");
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  EXPECT_NE((*device)->name().find("host"), std::string::npos) << (*device)->name();
+}
+
+TEST(CreateDevice, UnknownNameIsAnError) {
+  StatusOr<std::unique_ptr<Device>> device = create_device("tpu");
+  ASSERT_FALSE(device.is_ok());
+  EXPECT_EQ(device.status().message(), "unknown device 'tpu' (expected auto, cuda or host)");
+}
+
+TEST(CreateDevice, AutoSaysWhatItChose) {
+  ::testing::internal::CaptureStderr();
+  StatusOr<std::unique_ptr<Device>> device = create_device("auto");
+  std::string said = ::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  if (has_cuda_driver()) {
+    EXPECT_NE(said.find("running on cuda"), std::string::npos) << said;
+  } else {
+    EXPECT_NE(said.find("no GPU ("), std::string::npos) << said;
+    EXPECT_NE(said.find("running on the host"), std::string::npos) << said;
+  }
+}
+
+TEST(CreateDevice, CudaWithoutDriverSaysWhy) {
+  if (has_cuda_driver()) GTEST_SKIP() << "a CUDA driver is installed here";
+  StatusOr<std::unique_ptr<Device>> device = create_device("cuda");
+  ASSERT_FALSE(device.is_ok());
+  EXPECT_NE(device.status().message().find("libcuda.so.1"), std::string::npos)
+      << device.status().message();
+}
+
+}  // namespace
+}  // namespace spectral
