@@ -107,6 +107,30 @@ std::vector<C2CCase> c2c_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Lengths, FftC2C, ::testing::ValuesIn(c2c_cases()), case_name);
 
+class FftDouble : public ::testing::TestWithParam<int> {};
+
+/// complex<f64> through the same template: accurate to double precision.
+TEST_P(FftDouble, MatchesFftw) {
+  const int n = GetParam(), batches = 2;
+  std::vector<cfloat> seed = random_complex(batches * n, n);
+  std::vector<std::complex<double>> x(seed.begin(), seed.end());
+  for (bool forward : {true, false}) {
+    std::vector<std::complex<double>> got = run_c2c_double(x, batches, n, forward);
+    std::vector<std::complex<double>> want =
+        fftw_reference(seed, {batches, n}, {1}, forward);
+    double error = 0, scale = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      error = std::max(error, std::abs(got[i] - want[i]));
+      scale = std::max(scale, std::abs(want[i]));
+    }
+    EXPECT_LT(error / scale, 1e-13) << (forward ? "forward" : "inverse");
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, FftDouble,
+                         ::testing::Values(2, 3, 5, 7, 8, 12, 16, 60, 128, 343, 1000, 4096),
+                         ::testing::PrintToStringParamName());
+
 class FftReal : public ::testing::TestWithParam<int> {};
 
 /// R2C against FFTW's r2c, then C2R of FFTW's spectrum against FFTW's c2r.

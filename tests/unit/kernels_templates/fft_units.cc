@@ -87,15 +87,17 @@ void run_fourstep(int n, void* data, void* out, int lines, bool forward) {
 
 }  // namespace
 
-KernelSource stockham_unit(int n) {
+KernelSource stockham_unit(int n, bool double_precision) {
   std::map<std::string, std::string> values{
-      {"$N", std::to_string(n)}, {"$T", std::to_string(codegen::stockhamThreads(n))}};
+      {"$N", std::to_string(n)},
+      {"$T", std::to_string(codegen::stockhamThreads(n))},
+      {"$REAL", double_precision ? "double" : "float"}};
   return {fill(std::string(kPrelude) + R"(
-extern "C" __global__ void fft_stockham_$N(const cplx<float>* in, cplx<float>* out,
-    const cplx<float>* twiddles, int batches, int in_inner, int out_inner, int forward) {
-  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
-  ComplexLoad<float> load{in, AxisLayout{$N, in_inner}};
-  ComplexStore<float> store{out, AxisLayout{$N, out_inner}, 1.0f};
+extern "C" __global__ void fft_stockham_$REAL_$N(const cplx<$REAL>* in, cplx<$REAL>* out,
+    const cplx<$REAL>* twiddles, int batches, int in_inner, int out_inner, int forward) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<$REAL>, shared);
+  ComplexLoad<$REAL> load{in, AxisLayout{$N, in_inner}};
+  ComplexStore<$REAL> store{out, AxisLayout{$N, out_inner}, $REAL(1)};
   if (forward)
     fft_batched<$N, $T, true>(shared, twiddles, batches, load, store);
   else
@@ -103,7 +105,7 @@ extern "C" __global__ void fft_stockham_$N(const cplx<float>* in, cplx<float>* o
 }
 )",
                values),
-          fill("fft_stockham_$N", values)};
+          fill("fft_stockham_$REAL_$N", values)};
 }
 
 KernelSource bluestein_unit(int n) {
@@ -245,6 +247,18 @@ std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int 
          size_t(rows) * n * sizeof(cfloat),
          {&in.get(), &out.get(), &twiddles.get(), &quarter.get(), &batches});
   return out.read<float>();
+}
+
+std::vector<std::complex<double>> run_c2c_double(const std::vector<std::complex<double>>& x,
+                                                 int batches, int n, bool forward) {
+  int64_t threads = codegen::stockhamThreads(n);
+  uint32_t rows = rows_for(threads, 2 * n);  // double the bytes per entry
+  Buffer data(x), twiddles(codegen::fftTwiddles(n, n));
+  int inner = 1, direction = forward;
+  launch(stockham_unit(n, true), {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
+         size_t(rows) * n * sizeof(std::complex<double>),
+         {&data.get(), &data.get(), &twiddles.get(), &batches, &inner, &inner, &direction});
+  return data.read<std::complex<double>>();
 }
 
 std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>& shape,

@@ -16,7 +16,7 @@ constexpr int kMaxInBlockLength = 4096;
 
 /// The Stockham unit for length n: entry(in, out, twiddles, batches,
 /// in_inner, out_inner, forward), one transform per block row.
-KernelSource stockham_unit(int n);
+KernelSource stockham_unit(int n, bool double_precision = false);
 /// The Bluestein unit for length n (any n): entry(data, twiddles_m, chirp,
 /// filter, batches, inner).
 KernelSource bluestein_unit(int n);
@@ -41,6 +41,10 @@ std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batche
 /// contiguous lines; one complex FFT of length n with Makhoul's reordering.
 KernelSource dct_unit(int n, int type);
 std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type);
+
+/// Complex<f64> Stockham DFT of `batches` contiguous lines of length n.
+std::vector<std::complex<double>> run_c2c_double(const std::vector<std::complex<double>>& x,
+                                                 int batches, int n, bool forward);
 
 /// The DFT of `x` (row-major, `shape`) over `axes`, unnormalized, on the
 /// host device; fails the test on any error.
