@@ -27,7 +27,11 @@ __device__ void cross_entropy_rows(long long rows, long long n, Load load,
     const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
     if (!active || threadIdx.x != 0) return;
     const long long label = (long long)labels[row];
-    store(row, label >= 0 && label < n ? logsumexp(ms) - A(load(row, label)) : Limits<A>::nan());
+    if (label < 0 || label >= n) {
+      store(row, Limits<A>::nan());
+      return;
+    }
+    store(row, (ms.max - A(load(row, label))) + log(ms.sum));  // exact first difference
   });
 }
 

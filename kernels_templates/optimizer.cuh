@@ -4,12 +4,13 @@
 // step in a device table of OptimizerTensor (pointers and element counts) and
 // cuts them into CHUNK-element pieces, listed in a device table of
 // OptimizerChunk, in any order; block b updates chunk b, b + gridDim.x, ...
-// A thread updates 16 bytes of every buffer at a time (float4, double2, two
-// complex<float>) when all of the chunk's buffers are aligned for it, one
-// element at a time otherwise and for a tensor's tail. No barriers, no shared
-// memory: the traffic is the floor. Adam reads p, g, m, v and writes p, m, v
-// (28 bytes per fp32 parameter), SGD with velocity reads p, g, v and writes
-// p, v (20), SGD without reads p, g and writes p (12).
+// A thread updates 16 bytes of param, grad and m at a time (4 floats,
+// 2 doubles, 2 complex<float> or 1 complex<double>; of v the matching reals)
+// when all of the chunk's buffers are aligned for it, one element at a time
+// otherwise and for a tensor's tail. No barriers, no shared memory: the
+// traffic is the floor. Adam reads p, g, m, v and writes p, m, v
+// (28 bytes per fp32 parameter); SGD with velocity reads p, g, velocity and
+// writes p, velocity (20); SGD without reads p, g and writes p (12).
 //
 // Semantics: the dialect's sgd_step and adam_step, g first multiplied by
 // *clip_scale when clip_scale is not null (the global-norm clip factor
@@ -103,7 +104,7 @@ struct AdamUpdate {
 /// (ld.global / st.global instead of generic accesses): table pointers are
 /// device allocations, but loaded from memory the compiler cannot know it.
 template <typename T>
-__device__ __forceinline__ T* global(T* address) {
+__device__ __forceinline__ T* assume_global(T* address) {
 #if defined(__CUDA_ARCH__)
   __builtin_assume(__isGlobal(address));
 #endif
@@ -135,10 +136,10 @@ __device__ __forceinline__ void multi_tensor_apply(const OptimizerTensor<T>* __r
     const OptimizerTensor<T> tensor = tensors[chunk.tensor];
     const long long start = (long long)chunk.chunk * CHUNK;
     const int n = tensor.count - start < CHUNK ? int(tensor.count - start) : CHUNK;
-    T* __restrict__ p = global(tensor.param + start * C);
-    const T* __restrict__ g = global(tensor.grad + start * C);
-    T* __restrict__ m = USES_M ? global(tensor.m + start * C) : nullptr;
-    T* __restrict__ v = USES_V ? global(tensor.v + start) : nullptr;
+    T* __restrict__ p = assume_global(tensor.param + start * C);
+    const T* __restrict__ g = assume_global(tensor.grad + start * C);
+    T* __restrict__ m = USES_M ? assume_global(tensor.m + start * C) : nullptr;
+    T* __restrict__ v = USES_V ? assume_global(tensor.v + start) : nullptr;
     const bool packs = aligned_to(p, sizeof(Wide)) && aligned_to(g, sizeof(Wide)) &&
                        (!USES_M || aligned_to(m, sizeof(Wide))) &&
                        (!USES_V || aligned_to(v, sizeof(Narrow)));
@@ -159,7 +160,7 @@ __device__ __forceinline__ void multi_tensor_apply(const OptimizerTensor<T>* __r
       if (USES_M) *reinterpret_cast<Wide*>(m + i * C) = mw;
       if (USES_V) *reinterpret_cast<Narrow*>(v + i) = vw;
     }
-    for (int i = packed + first; i < n && !packs; i += stride) {
+    for (int i = packed + first; i < n; i += stride) {
       T pe[C], ge[C], me[C], ve = T(0);
 #pragma unroll
       for (int k = 0; k < C; ++k) {

@@ -12,7 +12,9 @@
 // which maps the output's row-major index to the input's element offset
 // (strides in elements, 0 along broadcast dims), for ranks up to 6. Several
 // inputs of one output share one unravel: Shape::unravel then
-// Strides::offset per input.
+// Strides::offset per input. broadcast_strides indexes the input's shape by
+// a run-time rank, so building one from kernel arguments costs a small
+// stack frame once per thread; codegen can pass the strides ready-made.
 #pragma once
 
 namespace spectral_pointwise {
@@ -109,8 +111,8 @@ __device__ __forceinline__ void for_each_index(Index n, Fn fn) {
 }
 
 /// store(i, load(i)) for i < n, ITEMS loads per thread before its stores.
-/// Any one-dimensional grid and block; Index is int when n < 2^31 (cheaper
-/// index math), else long long.
+/// Any one-dimensional grid and block. Index is int (cheaper index math)
+/// when n + gridDim.x * ITEMS * blockDim.x < 2^31, else long long.
 template <int ITEMS, typename Index, typename Load, typename Store>
 __device__ void pointwise_map(Index n, Load load, Store store) {
   static_assert(ITEMS >= 1, "ITEMS >= 1");

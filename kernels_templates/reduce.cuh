@@ -1,14 +1,18 @@
 // reduce.cuh - reductions: warp, block row, whole rows and whole tensors.
 //
 // The block shape is (BLOCK_X, ROWS): the BLOCK_X threads of block row
-// threadIdx.y reduce one row together, so one block holds one long row
-// (BLOCK_X a multiple of 32, ROWS = 1) or several short ones (BLOCK_X a power
-// of two up to 32: a row per warp or per part of a warp). Inside a warp,
+// threadIdx.y reduce one row together: a long row spans warps (BLOCK_X a
+// multiple of 32; ROWS = 1 is one block per row), short rows take a warp or
+// part of one (BLOCK_X a power of two up to 32, many rows). Inside a warp,
 // shuffles; across the warps of a row, shared memory and a second round of
 // shuffles. Every order is fixed by the launch shape, never by timing: the
 // same launch gives the same bits, so training is reproducible. Whole-tensor
 // reductions take two launches (partials per block, then one block) instead
 // of float atomics for the same reason.
+//
+// Each thread first folds its strided share of the elements in order, in
+// the accumulator type: for float, codegen keeps that share under ~2048
+// elements (BLOCK_X or the grid large enough) so a sum stays within 1e-5.
 //
 // Ops are small structs: identity(), operator()(a, b) (associative and
 // commutative) and finish(acc, count) (the mean's division). Values are

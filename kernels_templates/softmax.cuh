@@ -54,7 +54,8 @@ struct MaxSumOp {
   }
   /// Adds one element.
   __device__ __forceinline__ MaxSum<A> push(MaxSum<A> a, A x) const {
-    if (x > a.max) return make_max_sum(x, a.sum * exp(a.max - x) + A(1));
+    // exp(x - x): 1, or NaN for x = +inf (as the two-pass form gives).
+    if (x > a.max) return make_max_sum(x, a.sum * exp(a.max - x) + (A(1) + (x - x)));
     if (x != a.max || x != Limits<A>::lowest()) a.sum += exp(x - a.max);  // NaN propagates
     return a;
   }
@@ -89,11 +90,12 @@ __device__ void softmax_rows(long long rows, long long n, Load load, Store store
   for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
     const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
     if (!active) return;
-    const A shift = LOG ? logsumexp(ms) : ms.max;
-    const A scale = A(1) / ms.sum;
+    // (x - max) - log(sum), not x - (max + log(sum)): max + log(sum) would
+    // round away log(sum)'s low bits when |max| is large.
+    const A log_sum = log(ms.sum), scale = A(1) / ms.sum;
     for (long long i = threadIdx.x; i < n; i += BLOCK_X) {
-      const A x = A(load(row, i));
-      store(row, i, LOG ? x - shift : exp(x - shift) * scale);
+      const A shifted = A(load(row, i)) - ms.max;
+      store(row, i, LOG ? shifted - log_sum : exp(shifted) * scale);
     }
   });
 }

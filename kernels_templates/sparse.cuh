@@ -147,17 +147,17 @@ __device__ void gather(const long long* __restrict__ indices, long long rows, lo
 /// elements [tile * TILE, ...) of one row, accumulated in shared memory. It
 /// streams the row's k slots THREADS at a time; slots aimed at the same
 /// element are added in rounds, the lowest slot first (an atomicMax on a
-/// stamp picks it), so the sum is in slot order. Each slot costs one index
-/// read per tile of its row: meant for k up to a few times row_length / TILE
-/// * THREADS, the FNO case (k modes per row); use SortedScatterLoad for a
-/// flat scatter of sorted indices. blockDim = (THREADS, 1, 1).
+/// stamp picks it), so the sum is in slot order. Every block reads all k
+/// indices of its row, so the cost is k x (tiles per row): right for rows of
+/// a few tiles (the FNO's k modes per row); a flat scatter of many sorted
+/// entries is cheaper through scatter_sorted. blockDim = (THREADS, 1, 1).
 template <int THREADS, int TILE, typename V, typename Values, typename Store>
 __device__ void scatter(const long long* __restrict__ indices, long long rows, long long k,
                         long long row_length, Values values, Store store,
                         unsigned long long* error) {
   static_assert(THREADS <= 1024 && TILE % THREADS == 0, "TILE must be a multiple of THREADS");
   __shared__ V sum[TILE];
-  __shared__ unsigned long long owner[TILE];  // the winning (round << 11 | ~thread) so far
+  __shared__ unsigned long long owner[TILE];  // the winning round << 11 | (2047 - thread)
   const int t = threadIdx.x;
   const long long tiles = (row_length + TILE - 1) / TILE;
   for (long long w = blockIdx.x; w < rows * tiles; w += gridDim.x) {

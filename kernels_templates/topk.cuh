@@ -13,7 +13,7 @@
 // taken, and of those equal to it the `need` lowest-indexed. The digits stop
 // early when the entries matching them are exactly the ones still needed
 // (k = n takes one pass). A last pass writes the chosen entries in index order,
-// a block at a time: ballots and per-warp counts give each its slot.
+// a block-wide scan of their counts giving each its slot.
 //
 // Two forms:
 // - topk_rows: one block per row, every pass in one launch; the keys can be
@@ -113,45 +113,60 @@ __device__ __forceinline__ Threshold<Key> refine(Threshold<Key> th, DigitChoice 
 /// Writes the entries of [begin, end) of `row` the threshold takes, in index
 /// order, given the entries above (gt_before) and equal to (eq_before) the
 /// threshold before `begin`: an entry's slot is the number taken before it.
-/// Stops once all k are written. Every thread of the block calls it.
+/// A chunk of THREADS x 8 entries at a time, 8 consecutive ones per thread:
+/// their counts (above | equal << 16) are scanned over the block (warp
+/// shuffles, then per-warp totals). Stops once all k are written. Every
+/// thread of the block calls it.
 template <int THREADS, typename Key, typename KeyAt, typename Load, typename Store>
 __device__ void write_selected(long long row, long long begin, long long end, Threshold<Key> th,
                                long long k, long long gt_before, long long eq_before,
                                KeyAt key_at, Load load, Store store) {
-  constexpr int WARPS = THREADS / 32;
-  __shared__ unsigned int warp_gt[WARPS], warp_eq[WARPS];
+  constexpr int ITEMS = 8, WARPS = THREADS / 32;
+  static_assert(THREADS * ITEMS < 65536, "a chunk's counts must fit 16 bits");
+  __shared__ unsigned int warp_total[WARPS];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const unsigned int lanes_below = (1u << lane) - 1u;
-  for (long long base = begin; base < end; base += THREADS) {
+  for (long long base = begin; base < end; base += (long long)THREADS * ITEMS) {
     if (gt_before + (eq_before < th.need ? eq_before : th.need) >= k) break;  // uniform
-    const long long i = base + t;
-    bool gt = false, eq = false;
-    if (i < end) {
-      const Key key = key_at(i) & th.mask;
-      gt = key > th.prefix;
-      eq = key == th.prefix;
+    const long long first = base + (long long)t * ITEMS;
+    unsigned int above = 0, equal = 0;  // bit u: entry first + u
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      if (first + u < end) {
+        const Key key = key_at(first + u) & th.mask;
+        above |= (unsigned int)(key > th.prefix) << u;
+        equal |= (unsigned int)(key == th.prefix) << u;
+      }
     }
-    const unsigned int gt_ballot = __ballot_sync(0xffffffffu, gt);
-    const unsigned int eq_ballot = __ballot_sync(0xffffffffu, eq);
-    if (lane == 0) {
-      warp_gt[warp] = __popc(gt_ballot);
-      warp_eq[warp] = __popc(eq_ballot);
+    const unsigned int counts = __popc(above) | (unsigned int)__popc(equal) << 16;
+    unsigned int scan = counts;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+      const unsigned int other = __shfl_up_sync(0xffffffffu, scan, d);
+      if (lane >= d) scan += other;
     }
+    if (lane == 31) warp_total[warp] = scan;
     __syncthreads();
-    long long gt_rank = gt_before + __popc(gt_ballot & lanes_below);
-    long long eq_rank = eq_before + __popc(eq_ballot & lanes_below);
+    unsigned int before = scan - counts, chunk = 0;
 #pragma unroll
     for (int w = 0; w < WARPS; ++w) {
-      if (w < warp) {
-        gt_rank += warp_gt[w];
-        eq_rank += warp_eq[w];
-      }
-      gt_before += warp_gt[w];
-      eq_before += warp_eq[w];
+      if (w < warp) before += warp_total[w];
+      chunk += warp_total[w];
     }
-    if (gt || (eq && eq_rank < th.need))
-      store(row, gt_rank + (eq_rank < th.need ? eq_rank : th.need), load(row, i), i);
-    __syncthreads();  // before the next chunk's counts
+    long long gt_rank = gt_before + (before & 0xffffu), eq_rank = eq_before + (before >> 16);
+#pragma unroll
+    for (int u = 0; u < ITEMS; ++u) {
+      if ((above >> u) & 1u) {
+        store(row, gt_rank + (eq_rank < th.need ? eq_rank : th.need), load(row, first + u),
+              first + u);
+        ++gt_rank;
+      } else if ((equal >> u) & 1u) {
+        if (eq_rank < th.need) store(row, gt_rank + eq_rank, load(row, first + u), first + u);
+        ++eq_rank;
+      }
+    }
+    gt_before += chunk & 0xffffu;
+    eq_before += chunk >> 16;
+    __syncthreads();  // before the next chunk's totals
   }
 }
 

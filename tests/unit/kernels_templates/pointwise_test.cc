@@ -241,7 +241,8 @@ void check_broadcast(const BroadcastCase& c) {
   std::vector<int64_t> out(R - c.out.size(), 1);
   out.insert(out.end(), c.out.begin(), c.out.end());
   int64_t n = std::accumulate(out.begin(), out.end(), int64_t(1), std::multiplies<>());
-  std::vector<float> a = random_values<float>(storage_of(c.a), n), b = random_values<float>(storage_of(c.b), n + 1);
+  std::vector<float> a = random_values<float>(storage_of(c.a), n);
+  std::vector<float> b = random_values<float>(storage_of(c.b), n + 1);
   Buffer a_buffer(a), b_buffer(b), y{std::vector<float>(n, 12345.0f)};
   Dims<R> out_dims = padded<R>(out, 1), a_shape = padded<R>(c.a.shape, 0),
           b_shape = padded<R>(c.b.shape, 0), b_strides = padded<R>(c.b.strides, 0);
@@ -305,7 +306,8 @@ TEST_P(PointwiseNvrtc, CompilesToCubinWithoutSpills) {
   StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
   ASSERT_TRUE(compiler.is_ok()) << compiler.status().message();
   std::vector<NvrtcHeader> headers;
-  for (const EmbeddedFile& file : embedded_templates()) headers.push_back({file.name, file.content});
+  for (const EmbeddedFile& file : embedded_templates())
+    headers.push_back({file.name, file.content});
   NvrtcOptions options;
   options.arch = GetParam();
   for (const KernelSource& unit : pointwise_units()) {
@@ -313,7 +315,8 @@ TEST_P(PointwiseNvrtc, CompilesToCubinWithoutSpills) {
     ASSERT_TRUE(compiled.is_ok()) << unit.entry << ": " << compiled.status().message();
     EXPECT_TRUE(compiled->is_cubin);
     const ResourceUsage* usage = compiled->usage_of(unit.entry);
-    ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n" << compiled->log;
+    ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n"
+                              << compiled->log;
     EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
     EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
     EXPECT_GT(usage->registers, 0) << unit.entry;

@@ -36,9 +36,18 @@ KernelSource unit(const std::string& body, const std::string& entry,
 
 }  // namespace
 
-const std::vector<RowBlock>& row_blocks() {
-  static const std::vector<RowBlock> blocks{{8, 32}, {32, 8}, {64, 4}, {256, 1}};
-  return blocks;
+const std::vector<RowBlock>& row_blocks(const std::string& type) {
+  static const std::vector<RowBlock> all{{8, 32}, {32, 8}, {64, 4}, {256, 1}};
+  static const std::vector<RowBlock> some{{32, 8}, {256, 1}};
+  return type == "double" ? some : all;
+}
+
+const std::vector<CrossEntropyUnit>& cross_entropy_units() {
+  static const std::vector<CrossEntropyUnit> units{{"float", "int", {32, 8}},
+                                                   {"float", "int", {256, 1}},
+                                                   {"float", "long long", {256, 1}},
+                                                   {"double", "long long", {256, 1}}};
+  return units;
 }
 
 KernelSource reduce_rows_unit(const std::string& type, RowBlock block) {
@@ -161,7 +170,7 @@ extern "C" __global__ void norm_final_$NAME(int tensors, int chunks, const $TYPE
 std::vector<KernelSource> reduce_units_to_compile() {
   std::vector<KernelSource> units;
   for (const std::string type : {"float", "double"}) {
-    for (RowBlock block : row_blocks()) {
+    for (RowBlock block : row_blocks(type)) {
       units.push_back(reduce_rows_unit(type, block));
       units.push_back(softmax_unit(type, block));
     }
@@ -170,11 +179,8 @@ std::vector<KernelSource> reduce_units_to_compile() {
     units.push_back(norm_partials_unit(type));
     units.push_back(norm_final_unit(type));
   }
-  for (RowBlock block : {RowBlock{32, 8}, RowBlock{256, 1}}) {
-    units.push_back(cross_entropy_unit("float", "int", block));
-    units.push_back(cross_entropy_unit("float", "long long", block));
-    units.push_back(cross_entropy_unit("double", "long long", block));
-  }
+  for (const CrossEntropyUnit& u : cross_entropy_units())
+    units.push_back(cross_entropy_unit(u.type, u.label, u.block));
   units.push_back(mse_partials_unit("float", "float"));
   units.push_back(mse_partials_unit("double", "double"));
   units.push_back(mse_partials_unit("cplx<float>", "float"));

@@ -18,8 +18,17 @@ struct RowBlock {
   int rows;
 };
 
-/// Sub-warp rows, a warp per row, two warps per row, a block per row.
-const std::vector<RowBlock>& row_blocks();
+/// Sub-warp rows, a warp per row, two warps per row, a block per row; for
+/// `double` only the second and the last (the other paths do not depend on
+/// the type).
+const std::vector<RowBlock>& row_blocks(const std::string& type);
+
+/// The (logits type, label type, block) of the cross-entropy units.
+struct CrossEntropyUnit {
+  std::string type, label;
+  RowBlock block;
+};
+const std::vector<CrossEntropyUnit>& cross_entropy_units();
 
 /// The CUDA C++ name of a kernel value type ("float", "cplx<double>", "int").
 template <typename T> std::string cuda_type();
