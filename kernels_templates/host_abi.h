@@ -80,7 +80,8 @@ struct spectral_host_runtime {
    * the lanes that took part in *arrived. */
   const uint64_t* (*warp_exchange)(spectral_host_block* block, unsigned int mask, uint64_t value,
                                    unsigned int* arrived);
-  /* The lanes of the calling thread's warp that have not exited. */
+  /* __activemask(): waits until every other live lane of the warp is parked (at a
+   * barrier it cannot pass yet, or here); returns the lanes parked here. */
   unsigned int (*warp_active_mask)(spectral_host_block* block);
   /* __trap(): fails the launch with `message`; does not return. */
   void (*trap)(spectral_host_block* block, const char* message);

@@ -21,7 +21,36 @@
 // The export hands the runtime a per-thread trampoline; the runtime (not the
 // .so) owns the thread pool, the fibers and the barriers and reaches them
 // through the hooks in `rt`. So a kernel .so links nothing but libc and
-// libstdc++ and compiles in a fraction of a second.
+// libstdc++ and compiles in a fraction of a second. Example, compiled by hand:
+//     // saxpy.cu, a unit as codegen writes it
+//     #include "common.cuh"
+//     extern "C" __global__ void saxpy(int n, float a, const float* x, float* y) {
+//       const int i = blockIdx.x * blockDim.x + threadIdx.x;
+//       if (i < n) y[i] = a * x[i] + y[i];
+//     }
+//     SPECTRAL_HOST_ENTRY(saxpy)   // the line the host device appends
+// g++ -O2 -std=c++17 -fPIC -shared -fvisibility=hidden -include host_emulation.h \
+//     -I kernels_templates -x c++ saxpy.cu -o saxpy.so  exports spectral_host_launch_saxpy.
+//
+// Execution: blocks run on a pool of OS threads, one block at a time per
+// thread; a block's CUDA threads are fibers on that thread, switched at
+// barriers. A .so whose code cannot reach any barrier or warp intrinsic (see
+// "Barriers" below) runs each block's threads as a plain loop instead.
+//
+// Semantics worth knowing:
+// - Exited threads count as arrived at __syncthreads and at warp barriers.
+// - A barrier that some live threads never reach fails the launch with a
+//   "deadlock" error instead of hanging; __trap() fails it naming the thread.
+// - __activemask() returns the lanes of the warp that reach it together: the
+//   warp waits until every other live lane is at a barrier it cannot pass yet
+//   or at the same call (a converged warp's lanes; not those that returned early
+//   or took the other side of a branch).
+// - Atomics are relaxed __atomic builtins on the same memory every OS thread
+//   sees; __threadfence() is a full fence.
+// - Math: the __fast intrinsics are the accurate libm functions; sincospi*,
+//   sinpi*, cospi* reduce their argument exactly.
+// - Not emulated: cooperative groups, __half/__nv_bfloat16, textures, clock(),
+//   inline PTX, and float atomicMax (absent from CUDA too).
 //
 // Rules for code that must compile here and under NVRTC:
 // - `extern __shared__` has no host form: use SPECTRAL_DYNAMIC_SHARED(type, name)
@@ -38,6 +67,8 @@
 #pragma once
 
 #define SPECTRAL_HOST_EMULATION 1
+
+#pragma GCC diagnostic ignored "-Wunknown-pragmas"  // CUDA's #pragma unroll
 
 #include "host_abi.h"
 
@@ -173,6 +204,11 @@ SPECTRAL_HOST_SYNC_FN int sync_block(int op, int predicate) {
   return block->rt->sync_block(block, op, predicate);
 }
 
+SPECTRAL_HOST_SYNC_FN unsigned int active_mask() {
+  spectral_host_block* block = tls_block;
+  return block->rt->warp_active_mask(block);
+}
+
 SPECTRAL_HOST_SYNC_FN const uint64_t* warp_exchange(unsigned int mask, uint64_t value,
                                                     unsigned int* arrived) {
   spectral_host_block* block = tls_block;
@@ -236,11 +272,9 @@ __forceinline__ void __syncwarp(unsigned int mask = 0xffffffffu) {
   ::spectral_host::detail::warp_exchange(mask, 0, &arrived);
 }
 
-/// Lanes of the warp that have not exited (in a barrier-free .so: the caller's own lane).
-__forceinline__ unsigned int __activemask() {
-  spectral_host_block* block = ::spectral_host::detail::tls_block;
-  return block->rt->warp_active_mask(block);
-}
+/// The lanes that reach __activemask together: those of the warp that get there
+/// before any lane of it could otherwise go on (a converged warp's lanes).
+__forceinline__ unsigned int __activemask() { return ::spectral_host::detail::active_mask(); }
 
 template <typename T>
 __forceinline__ T __shfl_sync(unsigned int mask, T var, int src_lane, int width = 32) {

@@ -3,6 +3,10 @@
 
 #include "runtime/kernels/embedded_templates_data.h"
 
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -22,10 +26,34 @@ void remove_materialized_dir() {
   fs::remove_all(*g_materialized_dir, ignored);
 }
 
+constexpr char kPrefix[] = "spectral-templates-";
+
+/// Removes the directories of processes that died without their atexit hook
+/// (named spectral-templates-<pid>-XXXXXX, ours, and <pid> no longer runs).
+void remove_stale_dirs(const std::string& tmp) {
+  std::error_code error;
+  for (const fs::directory_entry& entry : fs::directory_iterator(tmp, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.rfind(kPrefix, 0) != 0) continue;
+    char* end = nullptr;
+    const long pid = std::strtol(name.c_str() + sizeof(kPrefix) - 1, &end, 10);
+    struct stat info {};
+    if (pid <= 0 || *end != '-' || pid == long(getpid()) || lstat(entry.path().c_str(), &info) != 0 ||
+        !S_ISDIR(info.st_mode) || info.st_uid != getuid()) {
+      continue;
+    }
+    if (kill(pid_t(pid), 0) != 0 && errno == ESRCH) {
+      std::error_code ignored;
+      fs::remove_all(entry.path(), ignored);
+    }
+  }
+}
+
 StatusOr<std::string> write_templates() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
-                        "/spectral-templates-XXXXXX";
+  const char* tmp_env = std::getenv("TMPDIR");
+  const std::string tmp = tmp_env != nullptr && *tmp_env != '\0' ? tmp_env : "/tmp";
+  remove_stale_dirs(tmp);
+  std::string pattern = tmp + "/" + kPrefix + std::to_string(getpid()) + "-XXXXXX";
   if (mkdtemp(pattern.data()) == nullptr) {
     return Status::error("cannot create a directory for the kernel templates (" + pattern +
                          "): " + std::strerror(errno) + "; set TMPDIR to a writable directory");

@@ -28,9 +28,11 @@ const std::string* find_template(std::string_view name);
 /// templates, so a cache key must include this (e.g. in its options).
 const std::string& templates_digest();
 
-/// A private directory holding every template, for a compiler's -I. Written
-/// once per process (the first caller writes, concurrent callers wait) and
-/// removed at exit. The error names the directory that could not be written.
+/// A private directory holding every template, for a compiler's -I:
+/// $TMPDIR/spectral-templates-<pid>-XXXXXX. Written once per process (the
+/// first caller writes, concurrent callers wait), removed at exit; those of
+/// processes that died first are removed by the next one. The error names
+/// the directory that could not be written.
 StatusOr<std::string> materialized_templates_dir();
 
 }  // namespace spectral

@@ -1,5 +1,6 @@
 // host_device_test.cc - memory, loading, the cache, launch checks and misuse.
 #include "runtime/cache/kernel_cache.h"
+#include "runtime/device/host/fiber_stacks.h"
 #include "runtime/kernels/embedded_templates.h"
 #include "tests/unit/runtime/device/host/host_test_util.h"
 
@@ -167,6 +168,25 @@ TEST(HostDevice, LaunchesFromSeveralThreadsAtOnce) {
   other.join();
   EXPECT_TRUE(ok1);
   EXPECT_TRUE(ok2);
+}
+
+TEST(HostDevice, StackSizeFromTheEnvironment) {
+  size_t bytes = 0;
+  std::string error;
+  for (auto [text, expected] : {std::pair<const char*, size_t>{"", 64 * 1024},
+                                {"131072", 131072},
+                                {"96K", 96 * 1024},
+                                {"2M", 2 * 1024 * 1024}}) {
+    setenv("SPECTRAL_HOST_STACK_SIZE", text, 1);
+    EXPECT_TRUE(host::fiber_stack_bytes_from_environment(&bytes, &error)) << text << ": " << error;
+    EXPECT_EQ(bytes, expected) << text;
+  }
+  for (const char* text : {"12K", "lots", "64Q", "5G"}) {
+    setenv("SPECTRAL_HOST_STACK_SIZE", text, 1);
+    EXPECT_FALSE(host::fiber_stack_bytes_from_environment(&bytes, &error)) << text;
+    EXPECT_NE(error.find("SPECTRAL_HOST_STACK_SIZE"), std::string::npos) << error;
+  }
+  unsetenv("SPECTRAL_HOST_STACK_SIZE");
 }
 
 TEST(HostDevice, EmbeddedTemplatesAreFoundAndMaterialized) {

@@ -181,11 +181,11 @@ TEST(HostKernels, ThreadsReturningBeforeABarrierCountAsArrived) {
 TEST(HostKernels, WarpRoundsWithDifferentMasksInterleave) {
   auto kernel = load_kernel("warp_masks.cu", "warp_masks");
   ASSERT_TRUE(kernel);
-  const unsigned threads = 96;
-  DeviceBuffer<int> dout(threads);
-  launch(*kernel, {2, 1, 1}, {threads, 1, 1}, {&dout.get()});
+  const unsigned blocks = 2, threads = 96;
+  DeviceBuffer<int> dout(blocks * threads);
+  launch(*kernel, {blocks, 1, 1}, {threads, 1, 1}, {&dout.get()});
   const std::vector<int> out = dout.read();
-  for (unsigned t = 0; t < threads; ++t) {
+  for (unsigned t = 0; t < blocks * threads; ++t) {
     const int lane = int(t % 32);
     int expected = lane == 0 ? 0 : (lane - 1) * 10;
     if (lane < 16) expected += 1000 * ((lane + 1) % 16 + 100) + 1000000 * ((lane + 2) % 16 + 200);
@@ -193,25 +193,17 @@ TEST(HostKernels, WarpRoundsWithDifferentMasksInterleave) {
   }
 }
 
-TEST(HostKernels, BarrierFreeUnitsRunAsALoopOthersAsFibers) {
-  const std::string loop_unit = kernel_file("active_mask.cu");
-  const std::string fiber_unit =
-      loop_unit + "extern \"C\" __global__ void with_barrier() { __syncthreads(); }\n";
-  for (const std::string& unit : {loop_unit, fiber_unit}) {
-    StatusOr<std::shared_ptr<Kernel>> kernel = host_device().load({unit, "active_mask"});
-    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-    int active = 40;
-    DeviceBuffer<unsigned int> dout(std::vector<unsigned int>(64, 7u));
-    launch(**kernel, {1, 1, 1}, {64, 1, 1}, {&dout.get(), &active});
-    const std::vector<unsigned int> out = dout.read();
-    for (unsigned t = 0; t < 64; ++t) {
-      unsigned expected = 7u;  // exited threads write nothing
-      if (t < 40) {
-        if (&unit == &loop_unit) expected = 1u << (t % 32);
-        else expected = t < 32 ? ~0u : 0xffu;  // the warp's lanes that have not exited
-      }
-      EXPECT_EQ(out[t], expected) << (&unit == &loop_unit ? "loop" : "fibers") << " thread " << t;
-    }
+TEST(HostKernels, ActiveMaskNamesTheLanesThatReachItTogether) {
+  auto kernel = load_kernel("active_mask.cu", "active_mask");
+  ASSERT_TRUE(kernel);
+  int active = 40;
+  DeviceBuffer<unsigned int> dout(std::vector<unsigned int>(128, 7u));
+  launch(*kernel, {1, 1, 1}, {64, 1, 1}, {&dout.get(), &active});
+  const std::vector<unsigned int> out = dout.read();
+  for (unsigned t = 0; t < 64; ++t) {
+    const unsigned all = t < 32 ? ~0u : 0xffu, even = t < 32 ? 0x55555555u : 0x55u;
+    EXPECT_EQ(out[t], t < 40 ? all : 7u) << "thread " << t;
+    EXPECT_EQ(out[64 + t], t < 40 && t % 2 == 0 ? even : 7u) << "thread " << t;
   }
 }
 

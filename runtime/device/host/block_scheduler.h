@@ -1,0 +1,156 @@
+// block_scheduler.h - the state behind BlockRunner (private to runtime/device/host).
+//
+// One block at a time: its CUDA threads (fibers), the ring of live ones, the
+// block barrier and the warp barriers. block_runner.cc schedules and runs;
+// block_barriers.cc implements the barriers the kernel's hooks reach.
+#pragma once
+
+#include "runtime/device/host/block_runner.h"
+#include "runtime/device/host/fiber_stacks.h"
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <string>
+
+namespace spectral::host {
+
+namespace ctx = boost::context;
+
+/// The stacks belong to FiberStacks; a finished fiber gives nothing back.
+struct NoopStackAllocator {
+  ctx::stack_context allocate() { return {}; }
+  void deallocate(ctx::stack_context&) noexcept {}
+};
+
+/// Thrown by the hooks in loop mode (threads run as a plain loop), caught by run_loop.
+struct LoopModeError {
+  std::string message;
+};
+
+enum class State : uint8_t {
+  kNotStarted,
+  kRunning,
+  kBlockWait,   // at __syncthreads
+  kWarpWait,    // at a warp round (__shfl/__ballot/__syncwarp/...)
+  kWarpDrain,   // waiting for lanes to read a round buffer before reusing it
+  kActiveWait,  // at __activemask, until every other lane of the warp is parked
+  kActiveDone,  // released from __activemask, result in active_mask
+  kExited
+};
+
+struct Thread {
+  ctx::fiber fiber;  // the suspended context; empty while running, unstarted or exited
+  spectral_host_uint3 tid{0, 0, 0};
+  uint32_t wait_gen = 0;
+  uint32_t active_mask = 0;
+  State state = State::kNotStarted;
+  uint32_t next = 0, prev = 0;  // ring of the live threads
+};
+
+/// A warp barrier round: lanes publish into values[gen & 1]. Double-buffered,
+/// because a released lane may publish again before the others have read; and
+/// a lane may not publish into a buffer whose lanes have not all read it yet
+/// (unread), which happens when rounds with different masks interleave.
+struct Warp {
+  uint32_t live = 0, arrived = 0, need = 0, gen = 0;
+  uint32_t round_arrived[2] = {0, 0};
+  uint32_t unread[2] = {0, 0};  // lanes released from that round, not yet resumed
+  uint64_t values[2][32] = {};
+};
+
+constexpr uint32_t kMaxThreads = 1024;
+constexpr uint32_t kMain = UINT32_MAX;
+
+std::string format(spectral_host_uint3 v);
+
+struct BlockRunner::Impl {
+  explicit Impl(size_t stack_bytes) : stacks(stack_bytes) {}
+
+  FiberStacks stacks;
+  Thread threads[kMaxThreads];
+  Warp warps[kMaxThreads / 32];
+  void* shared = nullptr;
+  size_t shared_capacity = 0;
+
+  spectral_host_block block{};
+  const GridLaunch* launch = nullptr;
+  bool loop_mode = false;
+  std::string error;
+
+  uint32_t count = 0, live = 0;
+  uint32_t arrived = 0, gen = 0;  // the block barrier
+  uint32_t acc[2] = {0, 0}, participants[2] = {0, 0};
+  uint32_t cur = 0, from = kMain;  // running thread; who switched to it
+  ctx::fiber main;
+
+  // Scheduling (block_runner.cc).
+  bool runnable(uint32_t i) const {
+    const Thread& t = threads[i];
+    switch (t.state) {
+      case State::kNotStarted: return true;
+      case State::kBlockWait: return t.wait_gen != gen;
+      case State::kWarpWait: return t.wait_gen != warps[i >> 5].gen;
+      case State::kWarpDrain: return warps[i >> 5].unread[warps[i >> 5].gen & 1] == 0;
+      case State::kActiveWait: return warp_parked(i >> 5);
+      case State::kActiveDone: return true;
+      default: return false;
+    }
+  }
+  /// Makes thread `i` the running one (its fiber created on first entry).
+  void enter(uint32_t i) {
+    cur = i;
+    block.thread_idx = threads[i].tid;
+    block.linear_tid = i;
+    if (threads[i].state == State::kNotStarted) start(i);
+  }
+  void start(uint32_t i);
+  /// Keeps the context that just switched to us where it belongs.
+  void stash(ctx::fiber&& f) {
+    if (!f) return;  // it exited
+    if (from == kMain) {
+      main = std::move(f);
+    } else {
+      threads[from].fiber = std::move(f);
+    }
+  }
+  /// Suspends `me` (waiting at a barrier) and runs the next thread that can.
+  /// Inline: the barrier hooks are the hot path.
+  void switch_from(uint32_t me) {
+    uint32_t next = threads[me].next;
+    while (next != me && !runnable(next)) next = threads[next].next;
+    if (next == me) fail(deadlock_message());
+    from = me;
+    enter(next);
+    ctx::fiber back = std::move(threads[next].fiber).resume();
+    stash(std::move(back));
+  }
+  ctx::fiber exit_thread(uint32_t me);
+  /// Ends the block with `message`: back to run_fibers, never to return here.
+  [[noreturn]] void fail(std::string message);
+  bool run_loop(std::string* message);
+  bool run_fibers(std::string* message);
+
+  // Barriers (block_barriers.cc).
+  void release_block();
+  int sync_block(int op, int predicate);
+  /// Releases the warp's round if every live lane it names has arrived;
+  /// `caller_arrived`: the calling lane is one of them and reads at once.
+  static bool try_release_warp(Warp& warp, bool caller_arrived);
+  const uint64_t* warp_exchange(uint32_t mask, uint64_t value, uint32_t* arrived_lanes);
+  /// Every live lane of warp `w` waits where it cannot go on, or at __activemask.
+  bool warp_parked(uint32_t w) const;
+  /// __activemask(): the lanes that reach it together, i.e. before any lane of
+  /// the warp could make progress otherwise (the GPU's converged lanes).
+  uint32_t active_mask();
+
+  /// Fills the barrier, warp and trap hooks of `rt` (block_barriers.cc).
+  static void install_hooks(spectral_host_runtime* rt);
+
+  // Messages (block_barriers.cc).
+  std::string where() const { return "thread " + format(block.thread_idx); }
+  std::string barrier_in_loop_mode(const char* what) const;
+  std::string deadlock_message() const;
+};
+
+}  // namespace spectral::host
