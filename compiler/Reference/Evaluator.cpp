@@ -4,6 +4,7 @@
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/DenseMap.h"
@@ -74,15 +75,17 @@ llvm::Error checkMatches(const Tensor &tensor, Type type, const std::string &wha
     return llvm::createStringError(what + " must be " + expected.typeString() +
                                    ", got " + tensor.typeString());
   }
+  std::optional<int64_t> count = sp::checkedElementCount(shape);
+  if (!count || *count > kMaxReferenceElements)
+    return llvm::createStringError(
+        what + " of type " + tensor.typeString() + " has more than " +
+        std::to_string(kMaxReferenceElements) +
+        " elements, too many for the reference evaluator");
   // Ops index `data` by the shape: a shorter vector would be read past its end.
-  int64_t count = 1;
-  bool overflow = false;
-  for (int64_t d : shape)
-    overflow |= __builtin_mul_overflow(count, d, &count);
-  if (overflow || tensor.size() != count)
+  if (tensor.size() != *count)
     return llvm::createStringError(what + " of type " + tensor.typeString() +
                                    " has " + std::to_string(tensor.size()) +
-                                   " elements, not " + std::to_string(count));
+                                   " elements, not " + std::to_string(*count));
   return llvm::Error::success();
 }
 
@@ -105,16 +108,14 @@ llvm::Expected<Tensor> zerosLike(Operation *op, Type type) {
   llvm::Expected<ElementKind> kind = elementKindOf(ranked.getElementType());
   if (!kind)
     return opError(op, llvm::toString(kind.takeError()));
-  int64_t count = 1;
-  for (int64_t d : ranked.getShape())
-    if (__builtin_mul_overflow(count, d, &count) || count > kMaxReferenceElements)
-      return opError(op, "result has more than " +
-                             llvm::Twine(kMaxReferenceElements) +
-                             " elements, too many for the reference evaluator");
+  std::optional<int64_t> count = sp::checkedElementCount(ranked.getShape());
+  if (!count || *count > kMaxReferenceElements)
+    return opError(op, "result has more than " + llvm::Twine(kMaxReferenceElements) +
+                           " elements, too many for the reference evaluator");
   Tensor tensor;
   tensor.kind = *kind;
   tensor.shape.assign(ranked.getShape().begin(), ranked.getShape().end());
-  tensor.data.assign(count, Complex(0.0, 0.0));
+  tensor.data.assign(*count, Complex(0.0, 0.0));
   return tensor;
 }
 
@@ -125,21 +126,10 @@ std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape) {
   return strides;
 }
 
-int64_t broadcastIndex(const std::vector<int64_t> &resultShape,
-                       const std::vector<int64_t> &shape, int64_t flat) {
-  int64_t source = 0, stride = 1;
-  for (int64_t r = resultShape.size() - 1, s = shape.size() - 1; s >= 0; --r, --s) {
-    int64_t coordinate = flat % resultShape[r];
-    flat /= resultShape[r];
-    if (shape[s] != 1)
-      source += coordinate * stride;
-    stride *= shape[s];
-  }
-  return source;
-}
-
 Complex roundToKind(ElementKind kind, Complex value) {
   auto wrap = [](double v, double bits) {
+    if (!std::isfinite(v)) // no integer; evaluate() reports it
+      return v;
     double modulus = std::ldexp(1.0, int(bits));
     double w = std::fmod(std::trunc(v), modulus); // in (-2^bits, 2^bits)
     if (w >= modulus / 2)
@@ -148,13 +138,21 @@ Complex roundToKind(ElementKind kind, Complex value) {
       w += modulus;
     return w;
   };
+  // Through APFloat (as the folds round), not (double)(float)v: GCC 12 at -O2
+  // drops that pair when its SLP vectorizer pairs the two parts of a complex.
+  auto toFloat = [](double v) {
+    APFloat f(v);
+    bool lost = false;
+    f.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+    return f.convertToDouble();
+  };
   switch (kind) {
   case ElementKind::I1: return value.real() != 0.0 ? 1.0 : 0.0;
   case ElementKind::I32: return wrap(value.real(), 32);
   case ElementKind::I64: return wrap(value.real(), 64);
-  case ElementKind::F32:
+  case ElementKind::F32: return toFloat(value.real());
   case ElementKind::F64: return value.real();
-  case ElementKind::C64:
+  case ElementKind::C64: return Complex(toFloat(value.real()), toFloat(value.imag()));
   case ElementKind::C128: return value;
   }
   return value;
@@ -166,12 +164,16 @@ Results single(Tensor tensor) {
   return out;
 }
 
-/// A constant's elements, read from its dense attribute.
-static Results evaluateConstant(sp::ConstantOp op) {
-  llvm::Expected<Tensor> out = zerosLike(op, op.getType());
+/// The elements of a constant (spectral.constant, or arith.constant of a
+/// tensor type) of result type `type`, read from its dense attribute.
+static Results evaluateConstant(Operation *op, Type type, Attribute value) {
+  auto dense = dyn_cast<DenseElementsAttr>(value);
+  if (!dense || !isa<RankedTensorType>(type))
+    return opError(op, "is supported by the reference evaluator only with a "
+                       "dense tensor value");
+  llvm::Expected<Tensor> out = zerosLike(op, type);
   if (!out)
     return out.takeError();
-  auto dense = cast<DenseElementsAttr>(op.getValue());
   Type element = dense.getElementType();
   for (int64_t i = 0; i < out->size(); ++i) {
     int64_t at = dense.isSplat() ? 0 : i;
@@ -195,7 +197,10 @@ static Results evaluateBlock(Block &block, std::vector<Tensor> args);
 
 static Results evaluateOp(Operation *op, Operands in) {
   if (auto constant = dyn_cast<sp::ConstantOp>(op))
-    return evaluateConstant(constant);
+    return evaluateConstant(op, constant.getType(), constant.getValue());
+  // Of the arith dialect (registered by the tools), only tensor constants.
+  if (auto constant = dyn_cast<arith::ConstantOp>(op))
+    return evaluateConstant(op, constant.getType(), constant.getValue());
   if (auto fusion = dyn_cast<sp::FusionOp>(op)) {
     std::vector<Tensor> args;
     for (const Tensor *t : in)
@@ -236,8 +241,20 @@ static Results evaluateBlock(Block &block, std::vector<Tensor> args) {
       if (llvm::Error error = checkMatches(tensor, value.getType(), "result"))
         return opError(&op, "internal error: " + llvm::toString(std::move(error)));
       if (isIntegerKind(tensor.kind))
-        for (Complex &v : tensor.data)
+        for (auto [i, v] : llvm::enumerate(tensor.data)) {
+          // A NaN or infinity has no integer value; later it would be
+          // undefined behaviour (a C++ cast, a .npy write, a kernel).
+          if (tensor.kind != ElementKind::I1 && !std::isfinite(v.real()))
+            return opError(&op, "cannot represent " +
+                                    llvm::Twine(std::isnan(v.real()) ? "nan"
+                                                : v.real() > 0       ? "inf"
+                                                                     : "-inf") +
+                                    " in " + elementKindName(tensor.kind) +
+                                    " (result #" +
+                                    llvm::Twine(value.getResultNumber()) +
+                                    ", element " + llvm::Twine(i) + ")");
           v = roundToKind(tensor.kind, v);
+        }
       values[value] = std::move(tensor);
     }
   }

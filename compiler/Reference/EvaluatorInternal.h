@@ -28,14 +28,11 @@ llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 /// Row-major strides of `shape`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
 
-/// The flat index in an operand of `shape`, numpy-broadcast to `resultShape`,
-/// that result element `flat` reads.
-int64_t broadcastIndex(const std::vector<int64_t> &resultShape,
-                       const std::vector<int64_t> &shape, int64_t flat);
-
 /// `value` as an element of `kind` holds it: integers truncate toward zero and
 /// wrap modulo 2^bits (exact while |value| < 2^53, as every element is held
-/// in double), i1 is "not zero", reals drop the imaginary part.
+/// in double), i1 is "not zero" (NaN included), reals drop the imaginary
+/// part, f32 and complex<f32> round to float. `value` must be finite for i32
+/// and i64: evaluate() reports a NaN or infinity there as an error.
 Complex roundToKind(ElementKind kind, Complex value);
 
 /// A result with a single tensor.

@@ -27,7 +27,7 @@ Results broadcastMap(Operation *op, Operands in, Type type, const NaryFn &fn) {
   std::vector<Complex> args(in.size());
   for (int64_t i = 0; i < out->size(); ++i) {
     for (size_t k = 0; k < in.size(); ++k)
-      args[k] = in[k]->data[broadcastIndex(out->shape, in[k]->shape, i)];
+      args[k] = in[k]->data[sp::broadcastSourceIndex(out->shape, in[k]->shape, i)];
     out->data[i] = fn(args);
   }
   return single(std::move(*out));
@@ -174,7 +174,10 @@ std::optional<Results> evaluatePointwise(Operation *op, Operands in) {
         return unaryMap(op, in, [](Complex x) { return std::tanh(x); });
       })
       .Case([&](sp::ReluOp) {
-        return unaryMap(op, in, [](Complex x) { return Complex(std::max(x.real(), 0.0)); });
+        // NaN propagates, as in torch.relu.
+        return unaryMap(op, in, [](Complex x) {
+          return Complex(std::isnan(x.real()) || x.real() > 0 ? x.real() : 0.0);
+        });
       })
       .Case([&](sp::GeluOp) {
         return unaryMap(op, in, [](Complex x) {
@@ -241,10 +244,20 @@ std::optional<Results> evaluateShape(Operation *op, Operands in) {
         return reduce(op, *in[0], r.getAxes(), 0.0, add,
                       [](Complex v, int64_t n) { return v / double(n); });
       })
-      .Case([&](sp::ReduceMaxOp r) {
+      .Case([&](sp::ReduceMaxOp r) -> Results {
+        // The maximum of nothing is undefined (numpy raises unless the
+        // result is empty too); NaN wins, as in numpy.max.
+        auto type = cast<RankedTensorType>(r.getType());
+        for (int64_t axis : r.getAxes())
+          if (in[0]->shape[axis] == 0 && sp::checkedElementCount(type.getShape()) != 0)
+            return opError(op, "reduces over axis " + llvm::Twine(axis) +
+                                   " of length 0: the maximum of no elements "
+                                   "is undefined");
         return reduce(op, *in[0], r.getAxes(),
                       -std::numeric_limits<double>::infinity(),
                       [](Complex a, Complex b) {
+                        if (std::isnan(a.real()) || std::isnan(b.real()))
+                          return Complex(std::numeric_limits<double>::quiet_NaN());
                         return Complex(std::max(a.real(), b.real()));
                       },
                       keep);

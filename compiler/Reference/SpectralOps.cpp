@@ -7,6 +7,8 @@
 #include "llvm/ADT/TypeSwitch.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -41,8 +43,45 @@ Results withData(Operation *op, std::vector<Complex> data) {
   return single(std::move(*out));
 }
 
+/// The naive transforms cost about (elements) x (axis length) multiply-adds
+/// per axis: 2^36 is a minute or so, a length of 2^20 would be hours.
+constexpr int64_t kMaxNaiveTransformCost = int64_t(1) << 36;
+
+/// An error when transforming `elements` values along axes of `lengths` (the
+/// logical transform lengths) costs more than kMaxNaiveTransformCost.
+llvm::Error checkTransformCost(Operation *op, int64_t elements,
+                               llvm::ArrayRef<int64_t> lengths) {
+  int64_t cost = 0, longest = 0;
+  bool overflow = false;
+  for (int64_t length : lengths) {
+    int64_t axisCost;
+    overflow |= __builtin_mul_overflow(elements, length, &axisCost);
+    overflow |= __builtin_add_overflow(cost, axisCost, &cost);
+    longest = std::max(longest, length);
+  }
+  if (!overflow && cost <= kMaxNaiveTransformCost)
+    return llvm::Error::success();
+  std::string costText = overflow ? "more than 2^63" : std::to_string(cost);
+  return opError(op, "is too large for the naive reference evaluator: " +
+                         llvm::Twine(elements) + " elements along an axis of length " +
+                         llvm::Twine(longest) + " cost " + costText +
+                         " multiply-adds, more than the 2^36 allowed");
+}
+
+/// The transformed lengths of `shape` along `axes`.
+std::vector<int64_t> lengthsAlong(llvm::ArrayRef<int64_t> shape,
+                                  llvm::ArrayRef<int64_t> axes) {
+  std::vector<int64_t> lengths;
+  for (int64_t axis : axes)
+    lengths.push_back(shape[axis]);
+  return lengths;
+}
+
 template <typename Op>
 Results complexTransform(Op op, const Tensor &x, bool inverse) {
+  if (llvm::Error error =
+          checkTransformCost(op, x.size(), lengthsAlong(x.shape, op.getAxes())))
+    return error;
   std::vector<Complex> data = x.data;
   dft(data, x.shape, op.getAxes(), inverse, normOf(op.getNorm()));
   return withData(op, std::move(data));
@@ -50,6 +89,9 @@ Results complexTransform(Op op, const Tensor &x, bool inverse) {
 
 template <typename Op>
 Results cosineTransform(Op op, const Tensor &x, bool inverse) {
+  if (llvm::Error error =
+          checkTransformCost(op, x.size(), lengthsAlong(x.shape, op.getAxes())))
+    return error;
   std::vector<double> data = realParts(x);
   dct(data, x.shape, op.getAxes(), int(op.getDctType()), inverse,
       normOf(op.getNorm()));
@@ -86,11 +128,22 @@ Results topk(sp::TopkModesOp op, const Tensor &x) {
   int64_t rowLength = op.getFlat() ? x.size() : x.shape.back();
   int64_t rows = rowLength == 0 ? 0 : x.size() / rowLength;
   std::vector<int64_t> order(rowLength);
+  std::vector<double> magnitude(rowLength);
   for (int64_t r = 0; r < rows; ++r) {
     const Complex *row = x.data.data() + r * rowLength;
+    // |z| (not |z|^2, which overflows above ~1e154); NaN ranks above every
+    // number, as in torch.topk. A strict weak order: NaNs are all equivalent.
+    // The stable sort breaks ties toward the lower index.
+    for (int64_t j = 0; j < rowLength; ++j)
+      magnitude[j] = std::isnan(row[j].real()) || std::isnan(row[j].imag())
+                         ? std::numeric_limits<double>::quiet_NaN()
+                         : std::abs(row[j]);
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-      return std::norm(row[a]) > std::norm(row[b]);
+      double ma = magnitude[a], mb = magnitude[b];
+      if (std::isnan(ma) || std::isnan(mb))
+        return !std::isnan(mb);
+      return ma > mb;
     });
     std::sort(order.begin(), order.begin() + k);
     for (int64_t j = 0; j < k; ++j) {
@@ -184,13 +237,25 @@ std::optional<Results> evaluateSpectral(Operation *op, Operands in) {
   return llvm::TypeSwitch<Op, std::optional<Results>>(op)
       .Case([&](sp::FftOp fft) { return complexTransform(fft, *in[0], false); })
       .Case([&](sp::IfftOp ifft) { return complexTransform(ifft, *in[0], true); })
-      .Case([&](sp::RfftOp rfft) {
+      .Case([&](sp::RfftOp rfft) -> Results {
+        if (llvm::Error error = checkTransformCost(
+                op, in[0]->size(), lengthsAlong(in[0]->shape, rfft.getAxes())))
+          return error;
         std::vector<int64_t> shape;
         std::vector<Complex> data = rdft(realParts(*in[0]), in[0]->shape,
                                          rfft.getAxes(), normOf(rfft.getNorm()), shape);
         return withData(op, std::move(data));
       })
-      .Case([&](sp::IrfftOp irfft) {
+      .Case([&](sp::IrfftOp irfft) -> Results {
+        // Counted on the real output (`length` may exceed the input's bins),
+        // whose size is checked first: irdft allocates it.
+        auto type = cast<RankedTensorType>(irfft.getType());
+        std::optional<int64_t> count = sp::checkedElementCount(type.getShape());
+        if (!count || *count > kMaxReferenceElements)
+          return zerosLike(op, type).takeError();
+        if (llvm::Error error = checkTransformCost(
+                op, *count, lengthsAlong(type.getShape(), irfft.getAxes())))
+          return error;
         std::vector<int64_t> shape;
         std::vector<double> data =
             irdft(in[0]->data, in[0]->shape, irfft.getAxes(),

@@ -26,8 +26,8 @@ Results matmul(sp::MatmulOp op, const Tensor &a, const Tensor &b) {
   std::vector<int64_t> batchB(b.shape.begin(), b.shape.end() - 2);
   int64_t batches = m * n == 0 ? 0 : out->size() / (m * n);
   for (int64_t t = 0; t < batches; ++t) {
-    const Complex *x = a.data.data() + broadcastIndex(batch, batchA, t) * m * k;
-    const Complex *y = b.data.data() + broadcastIndex(batch, batchB, t) * k * n;
+    const Complex *x = a.data.data() + sp::broadcastSourceIndex(batch, batchA, t) * m * k;
+    const Complex *y = b.data.data() + sp::broadcastSourceIndex(batch, batchB, t) * k * n;
     Complex *z = out->data.data() + t * m * n;
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j)
@@ -75,7 +75,7 @@ Results crossEntropy(sp::CrossEntropyOp op, const Tensor &logits,
   llvm::Expected<Tensor> out = zerosLike(op, op.getType());
   if (!out)
     return out.takeError();
-  out->data[0] = rows ? total / double(rows) : 0.0;
+  out->data[0] = total / double(rows); // NaN for no rows, as a mean of nothing
   return single(std::move(*out));
 }
 
@@ -86,7 +86,7 @@ Results mse(sp::MseOp op, const Tensor &prediction, const Tensor &target) {
   llvm::Expected<Tensor> out = zerosLike(op, op.getType());
   if (!out)
     return out.takeError();
-  out->data[0] = prediction.size() ? total / double(prediction.size()) : 0.0;
+  out->data[0] = total / double(prediction.size()); // NaN when empty
   return single(std::move(*out));
 }
 

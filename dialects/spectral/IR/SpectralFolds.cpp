@@ -75,7 +75,8 @@ APFloat toFloat(double value, Type type) {
 
 /// A dense attribute of `type` from complex doubles (one value = splat), or
 /// nothing when an integer result is not exact in double (or not a number).
-/// Integers wrap to their width; i1 is true for any nonzero value.
+/// Integers truncate toward zero and wrap to their width; i1 is "not zero"
+/// before any truncation (0.5 and NaN are true), as numpy's astype(bool).
 Attribute writeElements(RankedTensorType type, ArrayRef<Num> values) {
   Type element = type.getElementType();
   if (auto complex = dyn_cast<ComplexType>(element)) {
@@ -94,29 +95,16 @@ Attribute writeElements(RankedTensorType type, ArrayRef<Num> values) {
   auto integer = cast<IntegerType>(element);
   SmallVector<APInt> out;
   for (Num v : values) {
+    if (integer.getWidth() == 1) {
+      out.emplace_back(1, v.real() != 0.0);
+      continue;
+    }
     double real = std::trunc(v.real());
     if (!(std::abs(real) < kMaxExactInteger))
       return {};
-    if (integer.getWidth() == 1)
-      out.emplace_back(1, real != 0.0);
-    else
-      out.emplace_back(integer.getWidth(), (int64_t)real, /*isSigned=*/true);
+    out.emplace_back(integer.getWidth(), (int64_t)real, /*isSigned=*/true);
   }
   return DenseElementsAttr::get(type, out);
-}
-
-/// Flat index into an operand of `shape` broadcast to `resultShape`.
-int64_t broadcastSource(ArrayRef<int64_t> resultShape, ArrayRef<int64_t> shape,
-                        int64_t flat) {
-  int64_t source = 0, stride = 1;
-  for (int64_t r = resultShape.size() - 1, s = shape.size() - 1; s >= 0; --r, --s) {
-    int64_t coordinate = flat % resultShape[r];
-    flat /= resultShape[r];
-    if (shape[s] != 1)
-      source += coordinate * stride;
-    stride *= shape[s];
-  }
-  return source;
 }
 
 /// The element function of a pointwise op; `element` is the result's element
@@ -150,7 +138,7 @@ Attribute foldPointwise(ArrayRef<Attribute> operands, Type resultType,
     for (size_t k = 0; k < inputs.size(); ++k)
       args[k] = inputs[k].size() == 1
                     ? inputs[k][0]
-                    : inputs[k][broadcastSource(type.getShape(), shapes[k], i)];
+                    : inputs[k][broadcastSourceIndex(type.getShape(), shapes[k], i)];
     std::optional<Num> value = fn(args, type.getElementType());
     if (!value)
       return {};
@@ -230,8 +218,10 @@ OpFoldResult TanhOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult ReluOp::fold(FoldAdaptor adaptor) {
-  return foldUnary(adaptor.getX(), getType(),
-                   [](Num x) { return Num(x.real() > 0 ? x.real() : 0.0); });
+  // NaN propagates, as in torch.relu and the reference evaluator.
+  return foldUnary(adaptor.getX(), getType(), [](Num x) {
+    return Num(std::isnan(x.real()) || x.real() > 0 ? x.real() : 0.0);
+  });
 }
 
 OpFoldResult GeluOp::fold(FoldAdaptor adaptor) {
@@ -298,8 +288,8 @@ OpFoldResult MulOp::fold(FoldAdaptor adaptor) {
     return getLhs();
   if (isSplatOf(adaptor.getLhs(), 1) && getRhs().getType() == getType())
     return getRhs();
-  // x * 0 = 0 for reals and integers (the NaN and infinity cases of IEEE are
-  // given up, as in fast-math); complex products are left alone.
+  // x * 0 = 0 for reals and integers (the NaN, infinity and -0 cases of IEEE
+  // are given up, as in fast-math); complex products are left alone.
   if (!isa<ComplexType>(getElementTypeOrSelf(getType())))
     for (Attribute operand : adaptor.getOperands())
       if (isSplatOf(operand, 0))

@@ -62,7 +62,7 @@ def Spectral_TanhOp : Spectral_SameTypeUnaryOp<"tanh", Spectral_FloatTensor> {
   let hasFolder = 1;
 }
 def Spectral_ReluOp : Spectral_SameTypeUnaryOp<"relu", Spectral_RealTensor> {
-  let summary = "max(x, 0)";
+  let summary = "max(x, 0); NaN stays NaN (as torch.relu)";
   let hasFolder = 1;
 }
 def Spectral_GeluOp : Spectral_SameTypeUnaryOp<"gelu", Spectral_RealTensor> {
@@ -151,7 +151,11 @@ def Spectral_CastOp : Spectral_Op<"cast", [Pure]> {
   let summary = "element type conversion (real -> complex sets im = 0)";
   let description = [{
     Same shape, other element type. Complex to real is not a cast: use
-    spectral.real or spectral.abs. Float to integer truncates toward zero.
+    spectral.real or spectral.abs. To f32 / complex<f32> rounds to the nearest
+    float. Float to integer truncates toward zero (NaN and infinities have no
+    integer value: undefined, an error in the reference evaluator); to i1 is
+    "not zero" without truncating (0.5 and NaN are true, as numpy's
+    astype(bool)).
   }];
   let arguments = (ins Spectral_AnyTensor:$x);
   let results = (outs Spectral_AnyTensor:$result);
@@ -234,7 +238,9 @@ def Spectral_TopkModesOp : Spectral_Op<"topk_modes",
     [Pure, InferTypeOpAdaptor]> {
   let summary = "the k largest-magnitude entries, per row or of the whole tensor";
   let description = [{
-    Ties are broken toward the lower index, so the result is deterministic.
+    Magnitude is |x| (the modulus for complex); NaN ranks above every number,
+    as in torch.topk. Ties (NaNs among them) are broken toward the lower
+    index, so the result is deterministic.
     Values and indices come sorted by index. Without `flat`, per row along
     the last axis: [..., N] -> [..., k]; with `flat`: [k] over all elements.
   }];
@@ -316,7 +322,7 @@ def Spectral_ReduceMeanOp : Spectral_ReduceOp<"reduce_mean", Spectral_FloatTenso
   let summary = "mean over axes";
 }
 def Spectral_ReduceMaxOp : Spectral_ReduceOp<"reduce_max", Spectral_RealOrIntTensor> {
-  let summary = "maximum over axes";
+  let summary = "maximum over axes; NaN wins; over an empty axis undefined";
 }
 
 class Spectral_SoftmaxOpBase<string mnemonic>
@@ -420,7 +426,7 @@ def Spectral_ChannelMixOp : Spectral_Op<"channel_mix", [Pure, InferTypeOpAdaptor
 
 def Spectral_CrossEntropyOp : Spectral_Op<"cross_entropy",
     [Pure, InferTypeOpAdaptor]> {
-  let summary = "mean over rows of -log_softmax(logits)[label]";
+  let summary = "mean over rows of -log_softmax(logits)[label] (NaN for no rows)";
   let arguments = (ins Spectral_RealTensor:$logits, Spectral_LabelTensor:$labels);
   let results = (outs Spectral_RealTensor:$result);
   let assemblyFormat =
@@ -429,7 +435,7 @@ def Spectral_CrossEntropyOp : Spectral_Op<"cross_entropy",
 
 def Spectral_MseOp : Spectral_Op<"mse",
     [Pure, InferTypeOpAdaptor, AllTypesMatch<["prediction", "target"]>]> {
-  let summary = "mean of (prediction - target)^2 (|.|^2 for complex)";
+  let summary = "mean of |prediction - target|^2 (NaN for no elements)";
   let arguments = (ins Spectral_FloatTensor:$prediction,
                        Spectral_FloatTensor:$target);
   let results = (outs Spectral_RealTensor:$result);
@@ -462,7 +468,8 @@ def Spectral_AdamStepOp : Spectral_Op<"adam_step",
     step is the 1-based step count t. Adam: g' = g + wd * p. AdamW: g' = g and
     p is first scaled by (1 - lr * wd). m' = b1 m + (1-b1) g';
     v' = b2 v + (1-b2) |g'|^2; p' = p - lr * (m'/(1-b1^t)) /
-    (sqrt(v'/(1-b2^t)) + eps). Returns (p', m', v'); v is real.
+    (sqrt(v'/(1-b2^t)) + eps). Returns (p', m', v'); v is real. beta1 and
+    beta2 must be in [0, 1) and eps >= 0.
   }];
   let arguments = (ins Spectral_FloatTensor:$param, Spectral_FloatTensor:$grad,
                        Spectral_FloatTensor:$m, Spectral_RealTensor:$v,

@@ -599,8 +599,20 @@ func.func @fold_real_unary() -> (tensor<3xf32>, tensor<f64>, tensor<2xf64>, tens
 
 // -----
 
-// Float to integer truncates toward zero; to i1 is "not zero"; real to
-// complex sets the imaginary part to 0; i1 to float is 0 or 1.
+// relu propagates NaN, as torch.relu and the reference evaluator do.
+// CHECK-LABEL: func.func @fold_relu_nan
+// CHECK: %[[R:.*]] = spectral.constant dense<[0x7FC00000, 0.000000e+00, 2.000000e+00]> : tensor<3xf32>
+// CHECK: return %[[R]]
+func.func @fold_relu_nan() -> tensor<3xf32> {
+  %x = spectral.constant dense<[0x7FC00000, -1.0, 2.0]> : tensor<3xf32>
+  %0 = spectral.relu %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// Float to integer truncates toward zero; real to complex sets the imaginary
+// part to 0; i1 to float is 0 or 1. (To i1 is below.)
 // CHECK-LABEL: func.func @fold_cast
 // CHECK-DAG: %[[INT:.*]] = spectral.constant dense<[2, -2, 0]> : tensor<3xi32>
 // CHECK-DAG: %[[BOOL:.*]] = spectral.constant dense<[true, true, false]> : tensor<3xi1>
@@ -616,6 +628,46 @@ func.func @fold_cast() -> (tensor<3xi32>, tensor<3xi1>, tensor<3xcomplex<f64>>, 
   %b = spectral.constant dense<[true, false]> : tensor<2xi1>
   %3 = spectral.cast %b : tensor<2xi1> to tensor<2xf32>
   return %0, %1, %2, %3 : tensor<3xi32>, tensor<3xi1>, tensor<3xcomplex<f64>>, tensor<2xf32>
+}
+
+// -----
+
+// Float to i1 is "not zero" before any truncation, as numpy's astype(bool):
+// 0.5 and -0.25 are true, 0 and -0 false.
+// CHECK-LABEL: func.func @fold_cast_to_i1
+// CHECK: %[[BOOL:.*]] = spectral.constant dense<[true, true, false, false]> : tensor<4xi1>
+// CHECK-NOT: spectral.cast
+// CHECK: return %[[BOOL]]
+func.func @fold_cast_to_i1() -> tensor<4xi1> {
+  %x = spectral.constant dense<[0.5, -0.25, 0.0, -0.0]> : tensor<4xf32>
+  %0 = spectral.cast %x : tensor<4xf32> to tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// -----
+
+// NaN is not zero: true (it has no integer value, but i1 needs none).
+// CHECK-LABEL: func.func @fold_cast_nan_to_i1
+// CHECK: %[[BOOL:.*]] = spectral.constant dense<true> : tensor<2xi1>
+// CHECK-NOT: spectral.cast
+// CHECK: return %[[BOOL]]
+func.func @fold_cast_nan_to_i1() -> tensor<2xi1> {
+  %x = spectral.constant dense<0x7FC00000> : tensor<2xf32>
+  %0 = spectral.cast %x : tensor<2xf32> to tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// -----
+
+// To f32, values round to the nearest float: 0.1 and back is not 0.1.
+// CHECK-LABEL: func.func @fold_cast_rounds_to_f32
+// CHECK: %[[R:.*]] = spectral.constant dense<0.10000000149011612> : tensor<f64>
+// CHECK: return %[[R]]
+func.func @fold_cast_rounds_to_f32() -> tensor<f64> {
+  %x = spectral.constant dense<0.1> : tensor<f64>
+  %0 = spectral.cast %x : tensor<f64> to tensor<f32>
+  %1 = spectral.cast %0 : tensor<f32> to tensor<f64>
+  return %1 : tensor<f64>
 }
 
 // -----

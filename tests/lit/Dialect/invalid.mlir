@@ -906,6 +906,58 @@ func.func @adam_step_rank(%p: tensor<4xf32>, %s: tensor<1xi64>) {
 
 // -----
 
+// The bias corrections 1 - beta^t need beta in [0, 1); eps must not be < 0.
+func.func @adam_beta1_one(%p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'beta1' must be in [0, 1), got 1.000000e+00}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 beta1 1.0 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @adam_beta1_negative(%p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'beta1' must be in [0, 1), got -1.000000e-01}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 beta1 -0.1 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @adam_beta2_above_one(%p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'beta2' must be in [0, 1), got 1.500000e+00}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 beta2 1.5 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @adam_beta2_nan(%p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'beta2' must be in [0, 1), got nan}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 beta2 0x7FF8000000000000 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+func.func @adam_eps_negative(%p: tensor<4xf32>, %s: tensor<i64>) {
+  // expected-error @+1 {{'eps' must be non-negative, got -1.000000e-08}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 eps -1.0e-8 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
+// The generic form is checked too (and beta = 0, eps = 0 are fine).
+func.func @adam_generic_beta1(%p: tensor<4xf32>, %s: tensor<i64>) {
+  %ok:3 = spectral.adam_step %p, %p, %p, %p, %s lr 1.0e-3 beta1 0.0 beta2 0.0 eps 0.0 : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  // expected-error @+2 {{'beta1' must be in [0, 1), got 2.000000e+00}}
+  // expected-error @+1 {{'spectral.adam_step' op failed to infer returned types}}
+  %0:3 = "spectral.adam_step"(%p, %p, %p, %p, %s) <{lr = 1.0e-3 : f64, beta1 = 2.0 : f64}> : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+  return
+}
+
+// -----
+
 func.func @clip_element(%a: tensor<4xf32>, %b: tensor<2xcomplex<f64>>) {
   // expected-error @+1 {{input #1 has real element type f64 but input #0 has f32; they must match}}
   %0:3 = spectral.clip_global_norm %a, %b max_norm 1.0 : tensor<4xf32>, tensor<2xcomplex<f64>>

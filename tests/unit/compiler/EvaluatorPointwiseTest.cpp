@@ -114,6 +114,14 @@ TEST(EvaluatorUnary, ReluGeluSigmoid) {
   expectTensor(out[0], K::F64, {4}, {0.5, 0.75, 0.25, 0});
 }
 
+TEST(EvaluatorUnary, ReluPropagatesNan) {
+  // torch.relu(nan) is nan; max(x, 0) written as x > 0 ? x : 0 would give 0.
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  auto out = run(unary("relu", "tensor<3xf64>"), {makeTensor(K::F64, {3}, {nan, -nan, 1})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::F64, {3}, {nan, nan, 1}, 0);
+}
+
 TEST(EvaluatorUnary, ConjAbsRealImag) {
   Tensor c = makeTensor(K::C64, {3}, {{3, -4}, {-1.5, 2}, {0, 0}});
   auto out = run(unary("conj", "tensor<3xcomplex<f32>>"), {c});
@@ -151,6 +159,74 @@ TEST(EvaluatorCast, FloatToIntegerTruncatesTowardZero) {
             {makeTensor(K::F64, {2}, {1e10 + 0.9, -1e10 - 0.9})});
   ASSERT_EQ(out.size(), 1u);
   expectTensor(out[0], K::I64, {2}, {1e10, -1e10}, 0);
+}
+
+TEST(EvaluatorCast, FloatToI1IsNotZero) {
+  // numpy's astype(bool): any value that is not zero is true, fractions and
+  // NaN included (truncating first would make 0.5 and -0.25 false).
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  auto out = run(cast("tensor<6xf32>", "tensor<6xi1>"),
+                 {makeTensor(K::F32, {6}, {0.5, -0.25, 0.0, -0.0, nan, -inf})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::I1, {6}, {1, 1, 0, 0, 1, 1}, 0);
+}
+
+TEST(EvaluatorCast, ToF32RoundsToNearestFloat) {
+  // The nearest floats, written out: 0.1f = 13421773 / 2^27, (1/3)f =
+  // 11184811 / 2^25; 2^24 + 1 ties to the even 2^24; 1e300 overflows to inf.
+  const double tenth = 0.100000001490116119384765625;
+  const double third = 0.3333333432674407958984375;
+  double inf = std::numeric_limits<double>::infinity();
+  auto out = run(cast("tensor<5xf64>", "tensor<5xf32>"),
+                 {makeTensor(K::F64, {5}, {0.1, 1.0 / 3, 16777217, 1e300, -0.5})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::F32, {5}, {tenth, third, 16777216, inf, -0.5}, 0);
+  out = run(cast("tensor<1xcomplex<f64>>", "tensor<1xcomplex<f32>>"),
+            {makeTensor(K::C128, {1}, {{0.1, -1.0 / 3}})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::C64, {1}, {{tenth, -third}}, 0);
+  out = run(cast("tensor<1xf64>", "tensor<1xcomplex<f32>>"),
+            {makeTensor(K::F64, {1}, {0.1})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::C64, {1}, {{tenth, 0}}, 0);
+  // Through f32 and back, the value stays rounded; other ops keep double.
+  out = run(R"mlir(
+    func.func @main(%x: tensor<1xf64>) -> (tensor<1xf64>, tensor<1xf32>) {
+      %f = spectral.cast %x : tensor<1xf64> to tensor<1xf32>
+      %d = spectral.cast %f : tensor<1xf32> to tensor<1xf64>
+      %t = spectral.div %f, %f : tensor<1xf32>, tensor<1xf32>
+      %s = spectral.mul %t, %f : tensor<1xf32>, tensor<1xf32>
+      return %d, %s : tensor<1xf64>, tensor<1xf32>
+    })mlir",
+            {makeTensor(K::F64, {1}, {0.1})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], K::F64, {1}, {tenth}, 0);
+  expectTensor(out[1], K::F32, {1}, {tenth}, 0);
+}
+
+TEST(EvaluatorCast, NanOrInfinityToIntegerIsAnError) {
+  // No integer holds them; the result would be undefined behaviour later.
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  expectContains(runError(cast("tensor<3xf32>", "tensor<3xi32>"),
+                          {makeTensor(K::F32, {3}, {1, nan, 2})}),
+                 {"test.mlir:2", "spectral.cast", "cannot represent nan in i32",
+                  "element 1"});
+  expectContains(runError(cast("tensor<2xf64>", "tensor<2xi64>"),
+                          {makeTensor(K::F64, {2}, {inf, 0})}),
+                 {"spectral.cast", "cannot represent inf in i64", "element 0"});
+  expectContains(runError(cast("tensor<2xf64>", "tensor<2xi32>"),
+                          {makeTensor(K::F64, {2}, {0, -inf})}),
+                 {"spectral.cast", "cannot represent -inf in i32"});
+  // pad's value is an f64 attribute: a NaN fill is caught the same way.
+  expectContains(runError(R"mlir(
+    func.func @main(%x: tensor<2xi32>) -> tensor<3xi32> {
+      %y = spectral.pad %x low [1] high [0] value 0x7FF8000000000000 : tensor<2xi32>
+      return %y : tensor<3xi32>
+    })mlir",
+                          {makeTensor(K::I32, {2}, {1, 2})}),
+                 {"spectral.pad", "cannot represent nan in i32"});
 }
 
 TEST(EvaluatorCast, RealToComplexAndOthers) {

@@ -8,6 +8,7 @@
 #include "EvaluatorTest.h"
 
 #include <cmath>
+#include <limits>
 #include <random>
 
 namespace spectral::reference::test {
@@ -94,6 +95,49 @@ TEST(EvaluatorReduce, ComplexAndInteger) {
   expectTensor(out[1], K::C128, {2, 1}, {{1.5, 0}, {1.5, 2.5}}, 0);
   expectTensor(out[2], K::I32, {2}, {-2, 8}, 0);
   expectTensor(out[3], K::I32, {3}, {-2, 6, -8}, 0);
+}
+
+TEST(EvaluatorReduce, MaxPropagatesNan) {
+  // numpy.max: a NaN anywhere makes the maximum NaN, wherever it sits.
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<3x3xf64>) -> tensor<3xf64> {
+      %0 = spectral.reduce_max %x axes [1] : tensor<3x3xf64>
+      return %0 : tensor<3xf64>
+    })mlir",
+                 {makeTensor(K::F64, {3, 3}, {1, nan, 3, nan, 5, 4, 7, 8, 6})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::F64, {3}, {nan, nan, 8}, 0);
+}
+
+TEST(EvaluatorReduce, MaxOverAnEmptyAxisIsAnError) {
+  // The maximum of nothing is undefined (numpy raises); -inf would also be
+  // no value at all for an integer result.
+  const char *source = R"mlir(
+    func.func @main(%x: tensor<3x0xi32>, %y: tensor<3x0xf32>) -> (tensor<3xi32>, tensor<3xf32>) {
+      %a = spectral.reduce_max %x axes [1] : tensor<3x0xi32>
+      %b = spectral.reduce_max %y axes [1] : tensor<3x0xf32>
+      return %a, %b : tensor<3xi32>, tensor<3xf32>
+    })mlir";
+  expectContains(runError(source, {makeTensor(K::I32, {3, 0}, {}),
+                                   makeTensor(K::F32, {3, 0}, {})}),
+                 {"test.mlir:3", "spectral.reduce_max", "axis 1 of length 0"});
+  expectContains(runError(R"mlir(
+    func.func @main(%y: tensor<0x2xf64>) -> tensor<f64> {
+      %b = spectral.reduce_max %y axes [0, 1] : tensor<0x2xf64>
+      return %b : tensor<f64>
+    })mlir",
+                          {makeTensor(K::F64, {0, 2}, {})}),
+                 {"spectral.reduce_max", "axis 0 of length 0"});
+  // An empty result has no maximum to take: no error, as in numpy.
+  auto out = run(R"mlir(
+    func.func @main(%y: tensor<0x0xf32>) -> tensor<0xf32> {
+      %b = spectral.reduce_max %y axes [1] : tensor<0x0xf32>
+      return %b : tensor<0xf32>
+    })mlir",
+                 {makeTensor(K::F32, {0, 0}, {})});
+  ASSERT_EQ(out.size(), 1u);
+  expectTensor(out[0], K::F32, {0}, {});
 }
 
 TEST(EvaluatorSoftmax, ClosedFormsAlongEitherAxis) {

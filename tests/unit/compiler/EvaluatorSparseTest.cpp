@@ -8,6 +8,8 @@
 
 #include "EvaluatorTest.h"
 
+#include <limits>
+
 namespace spectral::reference::test {
 namespace {
 
@@ -69,6 +71,41 @@ TEST(EvaluatorTopk, IntegersAndLeadingDims) {
   ASSERT_EQ(out.size(), 2u);
   expectTensor(out[0], K::I32, {2, 2, 1}, {-9, 0, 3, 5}, 0);
   expectTensor(out[1], K::I64, {2, 2, 1}, {0, 0, 2, 0}, 0);
+}
+
+TEST(EvaluatorTopk, HugeMagnitudesDoNotOverflow) {
+  // |z|^2 of 1e200 overflows to inf, making the first three tie; |z| does not.
+  auto out = run(R"mlir(
+    func.func @main(%x: tensor<4xf64>, %c: tensor<3xcomplex<f64>>)
+        -> (tensor<1xf64>, tensor<1xi64>, tensor<1xcomplex<f64>>, tensor<1xi64>) {
+      %v, %i = spectral.topk_modes %x k 1 : tensor<4xf64>
+      %w, %j = spectral.topk_modes %c k 1 : tensor<3xcomplex<f64>>
+      return %v, %i, %w, %j : tensor<1xf64>, tensor<1xi64>, tensor<1xcomplex<f64>>, tensor<1xi64>
+    })mlir",
+                 {makeTensor(K::F64, {4}, {1e200, 3e200, 2e200, 1}),
+                  makeTensor(K::C128, {3}, {{1e200, 1e200}, {0, -2e200}, {1e300, 0}})});
+  ASSERT_EQ(out.size(), 4u);
+  expectTensor(out[0], K::F64, {1}, {3e200}, 0);
+  expectTensor(out[1], K::I64, {1}, {1}, 0);
+  expectTensor(out[2], K::C128, {1}, {{1e300, 0}}, 0);
+  expectTensor(out[3], K::I64, {1}, {2}, 0);
+}
+
+TEST(EvaluatorTopk, NanIsTheLargestMagnitude) {
+  // As torch.topk: NaNs rank above every number (inf included), ties
+  // (among NaNs too) go to the lower index; results are listed by index.
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  double inf = std::numeric_limits<double>::infinity();
+  const char *source = R"mlir(
+    func.func @main(%x: tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xi64>) {
+      %v, %i = spectral.topk_modes %x k 3 : tensor<2x5xf32>
+      return %v, %i : tensor<2x3xf32>, tensor<2x3xi64>
+    })mlir";
+  auto out = run(source, {makeTensor(K::F32, {2, 5}, {1, nan, -inf, nan, nan,  //
+                                                      nan, 2, -3, 1, 3})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], K::F32, {2, 3}, {nan, nan, nan, nan, -3, 3}, 0);
+  expectTensor(out[1], K::I64, {2, 3}, {1, 3, 4, 0, 2, 4}, 0);
 }
 
 TEST(EvaluatorGather, PerRowAndFlatWithEmptySlots) {

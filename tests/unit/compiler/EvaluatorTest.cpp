@@ -89,8 +89,8 @@ void expectTensor(const Tensor &actual, ElementKind kind, const Shape &shape,
     for (auto [x, y] : {std::pair{a.real(), e.real()}, {a.imag(), e.imag()}}) {
       if (std::isnan(y) || std::isinf(y))
         same = same && (std::isnan(y) ? std::isnan(x) : x == y);
-      else
-        same = same && std::abs(x - y) <= tolerance * std::max(1.0, std::abs(e));
+      else // x == y first: with tolerance 0, 0 * |inf| would be NaN
+        same = same && (x == y || std::abs(x - y) <= tolerance * std::max(1.0, std::abs(e)));
     }
     EXPECT_TRUE(same) << "element " << i << " of " << actual.typeString()
                       << ": got " << a << ", expected " << e;
@@ -215,7 +215,16 @@ TEST(EvaluatorInputs, DataNotMatchingTheShapeIsAnError) {
 }
 
 TEST(EvaluatorLimits, TooLargeResultIsAnErrorNotAnAllocation) {
-  // 2^32 elements, 16 times the limit: an error from the op, no allocation.
+  // 2^26 + 2^10 elements, just above the limit of 2^26 (1 GiB of complex
+  // doubles): an error from the op, no allocation.
+  expectContains(runError(R"mlir(
+    func.func @main(%x: tensor<1xf32>) -> tensor<65537x1024xf32> {
+      %b = spectral.broadcast %x : tensor<1xf32> -> tensor<65537x1024xf32>
+      return %b : tensor<65537x1024xf32>
+    })mlir",
+                          {makeTensor(K::F32, {1}, {1})}),
+                 {"spectral.broadcast", "more than 67108864 elements", "too many"});
+  // 2^32 elements.
   expectContains(runError(R"mlir(
     func.func @main(%x: tensor<1xf32>) -> tensor<65536x65536xf32> {
       %b = spectral.broadcast %x : tensor<1xf32> -> tensor<65536x65536xf32>
@@ -245,6 +254,49 @@ TEST(EvaluatorLimits, TooLargeResultIsAnErrorNotAnAllocation) {
     })mlir",
                           {makeTensor(K::F32, {1}, {1}), makeTensor(K::I64, {1}, {0})}),
                  {"spectral.scatter", "too many"});
+}
+
+TEST(EvaluatorLimits, TooLargeInputIsAnError) {
+  // Checked from the type, before the data: these hold no elements at all.
+  for (Shape shape : {Shape{(int64_t(1) << 26) + 1}, Shape{int64_t(1) << 27, 4}}) {
+    std::string type = "tensor<" + std::to_string(shape[0]) +
+                       (shape.size() > 1 ? "x" + std::to_string(shape[1]) : "") + "xf32>";
+    std::string source = "func.func @main(%x: " + type + ") -> " + type +
+                         " {\n  return %x : " + type + "\n}\n";
+    expectContains(runError(source, {makeTensor(K::F32, shape, {})}),
+                   {"argument #0", "more than 67108864 elements", "too many"});
+  }
+  expectContains(runError(R"mlir(
+    func.func @main(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
+      return %x : tensor<4611686018427387904x4xf32>
+    })mlir",
+                          {makeTensor(K::F32, {int64_t(1) << 62, 4}, {})}),
+                 {"argument #0", "too many"});
+}
+
+TEST(EvaluatorConstant, ArithConstantOfATensor) {
+  // arith is registered by the tools, so its tensor constants are accepted
+  // like spectral.constant; other arith ops are not (UnknownOpIsNamed).
+  auto out = run(R"mlir(
+    func.func @main() -> (tensor<2xf32>, tensor<3xi64>, tensor<2xcomplex<f64>>) {
+      %a = arith.constant dense<[1.5, -2.0]> : tensor<2xf32>
+      %b = arith.constant dense<7> : tensor<3xi64>
+      %c = arith.constant dense<[(1.0, 2.0), (0.0, -1.0)]> : tensor<2xcomplex<f64>>
+      %d = spectral.add %a, %a : tensor<2xf32>, tensor<2xf32>
+      return %d, %b, %c : tensor<2xf32>, tensor<3xi64>, tensor<2xcomplex<f64>>
+    })mlir");
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], K::F32, {2}, {3, -4}, 0);
+  expectTensor(out[1], K::I64, {3}, {7, 7, 7}, 0);
+  expectTensor(out[2], K::C128, {2}, {{1, 2}, {0, -1}}, 0);
+  // A scalar constant has no tensor to become.
+  expectContains(runError(R"mlir(
+    func.func @main() -> tensor<f32> {
+      %s = arith.constant 1.0 : f32
+      %c = spectral.constant dense<1.0> : tensor<f32>
+      return %c : tensor<f32>
+    })mlir"),
+                 {"test.mlir:3", "arith.constant", "only with a dense tensor value"});
 }
 
 TEST(EvaluatorLimits, UnknownOpIsNamed) {

@@ -2,13 +2,15 @@
 //
 // matmul and channel_mix against explicit index loops, losses against
 // log-sum-exp and squares by hand, optimizer steps against numbers worked
-// out by hand (SGD) or a plain loop over the documented update (Adam).
+// out by hand (SGD), closed forms of the bias-corrected update (Adam) and a
+// plain loop over the documented update (Adam).
 //
 //===----------------------------------------------------------------------===//
 
 #include "EvaluatorTest.h"
 
 #include <cmath>
+#include <limits>
 
 namespace spectral::reference::test {
 namespace {
@@ -183,6 +185,23 @@ TEST(EvaluatorMse, RealAndComplex) {
   expectTensor(out[1], K::F32, {}, {13.5});
 }
 
+TEST(EvaluatorLoss, MeanOverNoElementsIsNan) {
+  // Like reduce_mean, a loss averaged over nothing is 0 / 0, not 0.
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  auto out = run(R"mlir(
+    func.func @main(%p: tensor<0xf32>, %l: tensor<0x3xf64>, %y: tensor<0xi64>)
+        -> (tensor<f32>, tensor<f64>) {
+      %0 = spectral.mse %p, %p : tensor<0xf32>
+      %1 = spectral.cross_entropy %l, %y : tensor<0x3xf64>, tensor<0xi64>
+      return %0, %1 : tensor<f32>, tensor<f64>
+    })mlir",
+                 {makeTensor(K::F32, {0}, {}), makeTensor(K::F64, {0, 3}, {}),
+                  makeTensor(K::I64, {0}, {})});
+  ASSERT_EQ(out.size(), 2u);
+  expectTensor(out[0], K::F32, {}, {nan});
+  expectTensor(out[1], K::F64, {}, {nan});
+}
+
 std::string sgd(const std::string &attributes, const std::string &type = "tensor<2xf64>") {
   return "func.func @main(%p: " + type + ", %g: " + type + ", %v: " + type + ") -> (" +
          type + ", " + type + ") {\n  %0:2 = spectral.sgd_step %p, %g, %v " + attributes +
@@ -309,6 +328,53 @@ TEST(EvaluatorAdam, FirstStepFromZeroMovesBySignOfGradient) {
   expectTensor(out[0], K::C128, {1}, {Complex(1, 0) - 0.5 * Complex(3, 4) / (5 + 1e-8)}, 1e-12);
   expectTensor(out[1], K::C128, {1}, {{0.3, 0.4}}, 1e-12);
   expectTensor(out[2], K::F64, {1}, {0.025}, 1e-12);
+}
+
+TEST(EvaluatorAdam, ConstantGradientMovesByTheSameStepEveryTime) {
+  // From m = v = 0 under a constant g, m_t = (1 - b1^t) g and v_t = (1 - b2^t)
+  // g^2, so the bias-corrected ratio is g / |g| at every step: three steps
+  // move p by exactly -3 lr g / (|g| + eps). Worked out by hand for lr = 0.25,
+  // eps = 0.5, g = [2, -0.5, 1]: the moves are -1/5, +1/8, -1/6 per step.
+  auto out = run(R"mlir(
+    func.func @main(%p: tensor<3xf64>, %g: tensor<3xf64>, %z: tensor<3xf64>,
+                    %t1: tensor<i64>, %t2: tensor<i64>, %t3: tensor<i64>)
+        -> (tensor<3xf64>, tensor<3xf64>, tensor<3xf64>) {
+      %a:3 = spectral.adam_step %p, %g, %z, %z, %t1 lr 0.25 beta1 0.5 beta2 0.75 eps 0.5 : tensor<3xf64>, tensor<3xf64>, tensor<i64>
+      %b:3 = spectral.adam_step %a#0, %g, %a#1, %a#2, %t2 lr 0.25 beta1 0.5 beta2 0.75 eps 0.5 : tensor<3xf64>, tensor<3xf64>, tensor<i64>
+      %c:3 = spectral.adam_step %b#0, %g, %b#1, %b#2, %t3 lr 0.25 beta1 0.5 beta2 0.75 eps 0.5 : tensor<3xf64>, tensor<3xf64>, tensor<i64>
+      return %c#0, %c#1, %c#2 : tensor<3xf64>, tensor<3xf64>, tensor<3xf64>
+    })mlir",
+                 {makeTensor(K::F64, {3}, {1, 1, 1}), makeTensor(K::F64, {3}, {2, -0.5, 1}),
+                  makeTensor(K::F64, {3}, {0, 0, 0}), makeTensor(K::I64, {}, {1}),
+                  makeTensor(K::I64, {}, {2}), makeTensor(K::I64, {}, {3})});
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], K::F64, {3}, {0.4, 1.375, 0.5}, 1e-15);
+  // m_3 = (1 - 1/8) g, v_3 = (1 - 27/64) g^2.
+  expectTensor(out[1], K::F64, {3}, {1.75, -0.4375, 0.875}, 1e-15);
+  expectTensor(out[2], K::F64, {3}, {37.0 / 16, 37.0 / 256, 37.0 / 64}, 1e-15);
+}
+
+TEST(EvaluatorAdam, AdamWWithoutGradientOnlyDecays) {
+  // g = 0, m = v = 0: the Adam ratio is 0 / (0 + eps) = 0, so AdamW scales p
+  // by 1 - lr wd = 1 - 0.1 * 0.5 = 0.95 and nothing else. Adam (coupled)
+  // instead sees g' = g + wd p and, from m = v = 0 at step 1 with eps = 0,
+  // takes a full step of -lr sign(g').
+  const char *type = "tensor<3xf64>";
+  std::vector<Tensor> in = {makeTensor(K::F64, {3}, {2, -4, 0}), makeTensor(K::F64, {3}, {0, 0, 0}),
+                            makeTensor(K::F64, {3}, {0, 0, 0}), makeTensor(K::F64, {3}, {0, 0, 0}),
+                            makeTensor(K::I64, {}, {1})};
+  auto out = run(adam("lr 0.1 weight_decay 0.5 decoupled", type, type, "tensor<i64>"), in);
+  ASSERT_EQ(out.size(), 3u);
+  expectTensor(out[0], K::F64, {3}, {1.9, -3.8, 0}, 1e-15);
+  expectTensor(out[1], K::F64, {3}, {0, 0, 0}, 0);
+  expectTensor(out[2], K::F64, {3}, {0, 0, 0}, 0);
+  in[1] = makeTensor(K::F64, {3}, {0, 0, 1}); // g' = 1 for the third, not 0
+  out = run(adam("lr 0.1 eps 0.0 weight_decay 0.5", type, type, "tensor<i64>"), in);
+  ASSERT_EQ(out.size(), 3u);
+  // g' = [1, -2, 1]; m' = 0.1 g', v' = 0.001 g'^2.
+  expectTensor(out[0], K::F64, {3}, {1.9, -3.9, -0.1}, 1e-15);
+  expectTensor(out[1], K::F64, {3}, {0.1, -0.2, 0.1}, 1e-15);
+  expectTensor(out[2], K::F64, {3}, {0.001, 0.004, 0.001}, 1e-14);
 }
 
 TEST(EvaluatorAdam, StepZeroIsAnError) {

@@ -8,8 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "EvaluatorTest.h"
-
-#include <fftw3.h>
+#include "FftwReference.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +20,6 @@ namespace spectral::reference::test {
 namespace {
 
 enum class Op { Fft, Ifft, Rfft, Irfft, Dct2, Dct3, Idct2, Idct3 };
-enum class Norm { Backward, Ortho, Forward };
 
 const char *opName(Op op) {
   switch (op) {
@@ -54,136 +52,6 @@ struct Case {
   Shape axes;
   std::string name;
 };
-
-//===----------------------------------------------------------------------===//
-// FFTW references (unnormalized), guru interface over arbitrary axes.
-//===----------------------------------------------------------------------===//
-
-int64_t count(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
-}
-
-Shape strides(const Shape &shape) {
-  Shape s(shape.size(), 1);
-  for (int64_t d = int64_t(shape.size()) - 2; d >= 0; --d)
-    s[d] = s[d + 1] * shape[d + 1];
-  return s;
-}
-
-Shape halved(Shape shape, int64_t axis) {
-  shape[axis] = shape[axis] / 2 + 1;
-  return shape;
-}
-
-/// Transformed dims in the order of `axes` (logical lengths from `lengths`),
-/// every other axis as a batch dim.
-struct Dims {
-  std::vector<fftw_iodim> transformed, batch;
-};
-
-Dims dims(const Shape &lengths, const Shape &in, const Shape &out, const Shape &axes) {
-  Shape is = strides(in), os = strides(out);
-  Dims d;
-  for (int64_t a : axes)
-    d.transformed.push_back({int(lengths[a]), int(is[a]), int(os[a])});
-  for (int64_t a = 0; a < int64_t(in.size()); ++a)
-    if (std::find(axes.begin(), axes.end(), a) == axes.end())
-      d.batch.push_back({int(in[a]), int(is[a]), int(os[a])});
-  return d;
-}
-
-fftw_complex *raw(std::vector<Complex> &v) {
-  return reinterpret_cast<fftw_complex *>(v.data());
-}
-
-std::vector<Complex> fftwDft(std::vector<Complex> in, const Shape &shape,
-                             const Shape &axes, int sign) {
-  std::vector<Complex> out(in.size());
-  Dims d = dims(shape, shape, shape, axes);
-  fftw_plan plan = fftw_plan_guru_dft(
-      int(d.transformed.size()), d.transformed.data(), int(d.batch.size()),
-      d.batch.data(), raw(in), raw(out), sign, FFTW_ESTIMATE);
-  fftw_execute(plan);
-  fftw_destroy_plan(plan);
-  return out;
-}
-
-std::vector<Complex> fftwR2c(std::vector<double> in, const Shape &shape,
-                             const Shape &axes) {
-  Shape outShape = halved(shape, axes.back());
-  std::vector<Complex> out(count(outShape));
-  Dims d = dims(shape, shape, outShape, axes);
-  fftw_plan plan = fftw_plan_guru_dft_r2c(
-      int(d.transformed.size()), d.transformed.data(), int(d.batch.size()),
-      d.batch.data(), in.data(), raw(out), FFTW_ESTIMATE);
-  fftw_execute(plan);
-  fftw_destroy_plan(plan);
-  return out;
-}
-
-/// numpy.fft.irfftn of an arbitrary (not necessarily Hermitian) half
-/// spectrum: inverse complex DFTs along all but the last listed axis, then a
-/// 1-D c2r along it. `realShape` is the output's shape.
-std::vector<double> numpyIrfft(std::vector<Complex> half, const Shape &realShape,
-                               const Shape &axes) {
-  Shape halfShape = halved(realShape, axes.back());
-  Shape others(axes.begin(), axes.end() - 1);
-  if (!others.empty())
-    half = fftwDft(half, halfShape, others, FFTW_BACKWARD);
-  std::vector<double> out(count(realShape));
-  Dims d = dims(realShape, halfShape, realShape, {axes.back()});
-  fftw_plan plan = fftw_plan_guru_dft_c2r(
-      int(d.transformed.size()), d.transformed.data(), int(d.batch.size()),
-      d.batch.data(), raw(half), out.data(), FFTW_ESTIMATE);
-  fftw_execute(plan);
-  fftw_destroy_plan(plan);
-  return out;
-}
-
-/// scipy.fft.dct / idct from FFTW's REDFT10 (DCT-II) and REDFT01 (DCT-III).
-/// idct of type 2 is a DCT-III, idct of type 3 a DCT-II. Backward puts
-/// 1/(2N) per axis on the inverse, Forward on the forward transform. Ortho
-/// scales REDFT10's y_0 by sqrt(1/(4N)) and y_k by sqrt(1/(2N)), and
-/// REDFT01's x_0 by sqrt(1/N) and x_k by sqrt(1/(2N)).
-std::vector<double> scipyDct(std::vector<double> x, const Shape &shape,
-                             const Shape &axes, int type, bool inverse, Norm norm) {
-  bool redft10 = (type == 2) != inverse;
-  Shape s = strides(shape);
-  auto scaleByIndex = [&](std::vector<double> &v, double first, double rest) {
-    for (int64_t i = 0; i < int64_t(v.size()); ++i)
-      for (int64_t a : axes) {
-        double n = double(shape[a]);
-        v[i] *= (i / s[a]) % shape[a] == 0 ? std::sqrt(first / n) : std::sqrt(rest / n);
-      }
-  };
-  if (norm == Norm::Ortho && !redft10)
-    scaleByIndex(x, 1.0, 0.5);
-  std::vector<double> y(x.size());
-  Dims d = dims(shape, shape, shape, axes);
-  std::vector<fftw_r2r_kind> kinds(axes.size(), redft10 ? FFTW_REDFT10 : FFTW_REDFT01);
-  fftw_plan plan = fftw_plan_guru_r2r(
-      int(d.transformed.size()), d.transformed.data(), int(d.batch.size()),
-      d.batch.data(), x.data(), y.data(), kinds.data(), FFTW_ESTIMATE);
-  fftw_execute(plan);
-  fftw_destroy_plan(plan);
-  if (norm == Norm::Ortho && redft10)
-    scaleByIndex(y, 0.25, 0.5);
-  if ((norm == Norm::Backward && inverse) || (norm == Norm::Forward && !inverse))
-    for (int64_t a : axes)
-      for (double &v : y)
-        v /= 2.0 * double(shape[a]);
-  return y;
-}
-
-/// numpy's factor for a (possibly inverse) DFT of n points in all.
-double numpyScale(int64_t n, bool inverse, Norm norm) {
-  if (norm == Norm::Ortho)
-    return 1.0 / std::sqrt(double(n));
-  return (norm == Norm::Backward) == inverse ? 1.0 / double(n) : 1.0;
-}
 
 //===----------------------------------------------------------------------===//
 // The module of a case, and its random input.
@@ -219,11 +87,11 @@ std::string moduleOf(const Case &c) {
     break;
   case Op::Rfft:
     in = tensorType(c.shape, real);
-    out = tensorType(halved(c.shape, c.axes.back()), complex);
+    out = tensorType(halfShape(c.shape, c.axes.back()), complex);
     body = "spectral.rfft %x" + axes + norm + " : " + in;
     break;
   case Op::Irfft:
-    in = tensorType(halved(c.shape, c.axes.back()), complex);
+    in = tensorType(halfShape(c.shape, c.axes.back()), complex);
     out = tensorType(c.shape, real);
     body = "spectral.irfft %x" + axes + " length " +
            std::to_string(c.shape[c.axes.back()]) + norm + " : " + in;
@@ -286,7 +154,7 @@ TEST_P(EvaluatorTransformsTest, MatchesFftw) {
   case Op::Fft:
   case Op::Ifft: {
     bool inverse = c.op == Op::Ifft;
-    input = makeTensor(complexKind, c.shape, randomComplex(count(c.shape), c.f64, seed));
+    input = makeTensor(complexKind, c.shape, randomComplex(elementCount(c.shape), c.f64, seed));
     ref = fftwDft(input.data, c.shape, c.axes, inverse ? FFTW_BACKWARD : FFTW_FORWARD);
     for (Complex &v : ref)
       v *= numpyScale(n, inverse, c.norm);
@@ -294,21 +162,20 @@ TEST_P(EvaluatorTransformsTest, MatchesFftw) {
     break;
   }
   case Op::Rfft: {
-    std::vector<double> x = randomValues(count(c.shape), c.f64, seed);
+    std::vector<double> x = randomValues(elementCount(c.shape), c.f64, seed);
     input = makeTensor(realKind, c.shape, {x.begin(), x.end()});
     ref = fftwR2c(x, c.shape, c.axes);
     for (Complex &v : ref)
       v *= numpyScale(n, false, c.norm);
     outKind = complexKind;
-    outShape = halved(c.shape, c.axes.back());
+    outShape = halfShape(c.shape, c.axes.back());
     break;
   }
   case Op::Irfft: {
     // An arbitrary half spectrum: Im of the DC and Nyquist bins must be
     // ignored, as numpy and FFTW do.
-    Shape halfShape = halved(c.shape, c.axes.back());
-    input = makeTensor(complexKind, halfShape,
-                       randomComplex(count(halfShape), c.f64, seed));
+    Shape half = halfShape(c.shape, c.axes.back());
+    input = makeTensor(complexKind, half, randomComplex(elementCount(half), c.f64, seed));
     std::vector<double> y = numpyIrfft(input.data, c.shape, c.axes);
     for (double &v : y)
       v *= numpyScale(n, true, c.norm);
@@ -318,7 +185,7 @@ TEST_P(EvaluatorTransformsTest, MatchesFftw) {
   default: {
     bool inverse = c.op == Op::Idct2 || c.op == Op::Idct3;
     int type = c.op == Op::Dct2 || c.op == Op::Idct2 ? 2 : 3;
-    std::vector<double> x = randomValues(count(c.shape), c.f64, seed);
+    std::vector<double> x = randomValues(elementCount(c.shape), c.f64, seed);
     input = makeTensor(realKind, c.shape, {x.begin(), x.end()});
     std::vector<double> y = scipyDct(x, c.shape, c.axes, type, inverse, c.norm);
     ref.assign(y.begin(), y.end());
@@ -384,6 +251,48 @@ INSTANTIATE_TEST_SUITE_P(EvaluatorVsFftw, EvaluatorTransformsTest,
                          [](const testing::TestParamInfo<Case> &info) {
                            return info.param.name;
                          });
+
+} // namespace
+} // namespace spectral::reference::test
+
+namespace spectral::reference::test {
+namespace {
+
+TEST(EvaluatorTransformsLimits, TooCostlyForTheNaiveDftIsAnError) {
+  // The naive transforms cost (elements) x (axis length) multiply-adds per
+  // axis; above 2^36 they would run for minutes to hours, so they fail at
+  // once. Each case costs 2^37 or 2^38, on inputs of only 2^18 or 2^19.
+  const int64_t n = int64_t(1) << 18;
+  std::string half = std::to_string(n), full = std::to_string(2 * n),
+              bins = std::to_string(n + 1);
+  struct Costly {
+    std::string body, in, out;
+    Tensor input;
+    std::string length, cost;
+  };
+  const Costly cases[] = {
+      {"spectral.fft %x axes [1]", "tensor<2x" + half + "xcomplex<f32>>",
+       "tensor<2x" + half + "xcomplex<f32>>",
+       makeTensor(K::C64, {2, n}, std::vector<Complex>(2 * n)), half, "137438953472"},
+      {"spectral.dct %x axes [0]", "tensor<" + full + "xf64>", "tensor<" + full + "xf64>",
+       makeTensor(K::F64, {2 * n}, std::vector<Complex>(2 * n)), full, "274877906944"},
+      {"spectral.rfft %x axes [0]", "tensor<" + full + "xf32>",
+       "tensor<" + bins + "xcomplex<f32>>",
+       makeTensor(K::F32, {2 * n}, std::vector<Complex>(2 * n)), full, "274877906944"},
+      // Counted on the real output, whose length is `length`.
+      {"spectral.irfft %x axes [0] length " + full, "tensor<" + bins + "xcomplex<f64>>",
+       "tensor<" + full + "xf64>", makeTensor(K::C128, {n + 1}, std::vector<Complex>(n + 1)),
+       full, "274877906944"}};
+  for (const Costly &c : cases) {
+    SCOPED_TRACE(c.body);
+    std::string source = "func.func @main(%x: " + c.in + ") -> " + c.out +
+                         " {\n  %y = " + c.body + " : " + c.in +
+                         "\n  return %y : " + c.out + "\n}\n";
+    expectContains(runError(source, {c.input}),
+                   {"test.mlir:2", "too large for the naive reference evaluator",
+                    "axis of length " + c.length, "cost " + c.cost});
+  }
+}
 
 } // namespace
 } // namespace spectral::reference::test

@@ -1,0 +1,194 @@
+// Folding must not change what a graph computes: each function below is run
+// through the reference evaluator as written and after --canonicalize, on
+// the same random inputs, and the printouts (%.6g) must be identical. The
+// FOLDED checks make sure each fold really fired, so no diff is vacuous.
+//
+// RUN: spectral-opt %s --canonicalize > %t
+// RUN: FileCheck %s --check-prefix=FOLDED --input-file=%t
+// RUN: spectral-run %s --function=cast_to_i1 --random-inputs --seed=5 > %t.cast_to_i1
+// RUN: spectral-run %t --function=cast_to_i1 --random-inputs --seed=5 | diff %t.cast_to_i1 -
+// RUN: spectral-run %s --function=cast_nan_to_i1 --random-inputs --seed=5 > %t.cast_nan_to_i1
+// RUN: spectral-run %t --function=cast_nan_to_i1 --random-inputs --seed=5 | diff %t.cast_nan_to_i1 -
+// RUN: spectral-run %s --function=cast_through_f32 --random-inputs --seed=5 > %t.cast_through_f32
+// RUN: spectral-run %t --function=cast_through_f32 --random-inputs --seed=5 | diff %t.cast_through_f32 -
+// RUN: spectral-run %s --function=relu_of_nan --random-inputs --seed=5 > %t.relu_of_nan
+// RUN: spectral-run %t --function=relu_of_nan --random-inputs --seed=5 | diff %t.relu_of_nan -
+// RUN: spectral-run %s --function=add_zero --random-inputs --seed=5 > %t.add_zero
+// RUN: spectral-run %t --function=add_zero --random-inputs --seed=5 | diff %t.add_zero -
+// RUN: spectral-run %s --function=mul_one --random-inputs --seed=5 > %t.mul_one
+// RUN: spectral-run %t --function=mul_one --random-inputs --seed=5 | diff %t.mul_one -
+// RUN: spectral-run %s --function=mul_zero --random-inputs --seed=5 > %t.mul_zero
+// RUN: spectral-run %t --function=mul_zero --random-inputs --seed=5 | diff %t.mul_zero -
+// RUN: spectral-run %s --function=neg_neg --random-inputs --seed=5 > %t.neg_neg
+// RUN: spectral-run %t --function=neg_neg --random-inputs --seed=5 | diff %t.neg_neg -
+// RUN: spectral-run %s --function=conj_conj --random-inputs --seed=5 > %t.conj_conj
+// RUN: spectral-run %t --function=conj_conj --random-inputs --seed=5 | diff %t.conj_conj -
+// RUN: spectral-run %s --function=real_of_complex --random-inputs --seed=5 > %t.real_of_complex
+// RUN: spectral-run %t --function=real_of_complex --random-inputs --seed=5 | diff %t.real_of_complex -
+// RUN: spectral-run %s --function=transpose_transpose --random-inputs --seed=5 > %t.transpose_transpose
+// RUN: spectral-run %t --function=transpose_transpose --random-inputs --seed=5 | diff %t.transpose_transpose -
+// RUN: spectral-run %s --function=reshape_reshape --random-inputs --seed=5 > %t.reshape_reshape
+// RUN: spectral-run %t --function=reshape_reshape --random-inputs --seed=5 | diff %t.reshape_reshape -
+// RUN: spectral-run %s --function=broadcast_splat --random-inputs --seed=5 > %t.broadcast_splat
+// RUN: spectral-run %t --function=broadcast_splat --random-inputs --seed=5 | diff %t.broadcast_splat -
+// RUN: spectral-run %s --function=ifft_of_fft --random-inputs --seed=5 > %t.ifft_of_fft
+// RUN: spectral-run %t --function=ifft_of_fft --random-inputs --seed=5 | diff %t.ifft_of_fft -
+// RUN: spectral-run %s --function=irfft_of_rfft --random-inputs --seed=5 > %t.irfft_of_rfft
+// RUN: spectral-run %t --function=irfft_of_rfft --random-inputs --seed=5 | diff %t.irfft_of_rfft -
+// RUN: spectral-run %s --function=fold_add_mul_div --random-inputs --seed=5 > %t.fold_add_mul_div
+// RUN: spectral-run %t --function=fold_add_mul_div --random-inputs --seed=5 | diff %t.fold_add_mul_div -
+
+// 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
+// FOLDED-LABEL: func.func @cast_to_i1
+// FOLDED-NOT: spectral.cast
+func.func @cast_to_i1() -> tensor<4xi1> {
+  %x = spectral.constant dense<[0.5, -0.25, 0.0, 2.0]> : tensor<4xf32>
+  %0 = spectral.cast %x : tensor<4xf32> to tensor<4xi1>
+  return %0 : tensor<4xi1>
+}
+
+// NaN is not zero either.
+// FOLDED-LABEL: func.func @cast_nan_to_i1
+// FOLDED-NOT: spectral.cast
+func.func @cast_nan_to_i1() -> tensor<2xi1> {
+  %x = spectral.constant dense<[0x7FF8000000000000, 0.0]> : tensor<2xf64>
+  %0 = spectral.cast %x : tensor<2xf64> to tensor<2xi1>
+  return %0 : tensor<2xi1>
+}
+
+// Rounding to f32 shows after subtracting the original: 0.1f - 0.1 is about
+// 1.49e-9, not 0; and 1e300 overflows f32 to inf.
+// FOLDED-LABEL: func.func @cast_through_f32
+// FOLDED-NOT: spectral.cast
+// FOLDED-NOT: spectral.sub
+func.func @cast_through_f32() -> tensor<2xf64> {
+  %x = spectral.constant dense<[0.1, 1.0e300]> : tensor<2xf64>
+  %f = spectral.cast %x : tensor<2xf64> to tensor<2xf32>
+  %d = spectral.cast %f : tensor<2xf32> to tensor<2xf64>
+  %e = spectral.sub %d, %x : tensor<2xf64>, tensor<2xf64>
+  return %e : tensor<2xf64>
+}
+
+// FOLDED-LABEL: func.func @relu_of_nan
+// FOLDED-NOT: spectral.relu
+func.func @relu_of_nan() -> tensor<3xf32> {
+  %x = spectral.constant dense<[0x7FC00000, -1.0, 2.0]> : tensor<3xf32>
+  %0 = spectral.relu %x : tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// FOLDED-LABEL: func.func @add_zero
+// FOLDED-NOT: spectral.add
+func.func @add_zero(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %z = spectral.constant dense<0.0> : tensor<4xf32>
+  %0 = spectral.add %x, %z : tensor<3x4xf32>, tensor<4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// FOLDED-LABEL: func.func @mul_one
+// FOLDED-NOT: spectral.mul
+func.func @mul_one(%x: tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>> {
+  %one = spectral.constant dense<(1.0, 0.0)> : tensor<complex<f64>>
+  %0 = spectral.mul %one, %x : tensor<complex<f64>>, tensor<3xcomplex<f64>>
+  return %0 : tensor<3xcomplex<f64>>
+}
+
+// On integers: for floats the fold gives +0 where x * 0 is -0 for x < 0.
+// FOLDED-LABEL: func.func @mul_zero
+// FOLDED-NOT: spectral.mul
+func.func @mul_zero(%x: tensor<2x3xi32>) -> tensor<2x3xi32> {
+  %z = spectral.constant dense<0> : tensor<2x3xi32>
+  %0 = spectral.mul %x, %z : tensor<2x3xi32>, tensor<2x3xi32>
+  return %0 : tensor<2x3xi32>
+}
+
+// FOLDED-LABEL: func.func @neg_neg
+// FOLDED-NOT: spectral.neg
+func.func @neg_neg(%x: tensor<5xf64>) -> tensor<5xf64> {
+  %0 = spectral.neg %x : tensor<5xf64>
+  %1 = spectral.neg %0 : tensor<5xf64>
+  return %1 : tensor<5xf64>
+}
+
+// FOLDED-LABEL: func.func @conj_conj
+// FOLDED-NOT: spectral.conj
+func.func @conj_conj(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = spectral.conj %x : tensor<4xcomplex<f32>>
+  %1 = spectral.conj %0 : tensor<4xcomplex<f32>>
+  return %1 : tensor<4xcomplex<f32>>
+}
+
+// FOLDED-LABEL: func.func @real_of_complex
+// FOLDED-NOT: spectral.real
+func.func @real_of_complex(%a: tensor<4xf64>, %b: tensor<4xf64>) -> tensor<4xf64> {
+  %c = spectral.complex %a, %b : tensor<4xf64>, tensor<4xf64>
+  %0 = spectral.real %c : tensor<4xcomplex<f64>>
+  return %0 : tensor<4xf64>
+}
+
+// Two transposes compose into one, [1, 2, 0].
+// FOLDED-LABEL: func.func @transpose_transpose
+// FOLDED: spectral.transpose %{{.*}} perm [1, 2, 0]
+// FOLDED-NOT: spectral.transpose
+func.func @transpose_transpose(%x: tensor<2x3x4xf32>) -> tensor<3x4x2xf32> {
+  %0 = spectral.transpose %x perm [1, 0, 2] : tensor<2x3x4xf32>
+  %1 = spectral.transpose %0 perm [0, 2, 1] : tensor<3x2x4xf32>
+  return %1 : tensor<3x4x2xf32>
+}
+
+// FOLDED-LABEL: func.func @reshape_reshape
+// FOLDED: spectral.reshape %arg0
+// FOLDED-NOT: spectral.reshape
+func.func @reshape_reshape(%x: tensor<2x6xf32>) -> tensor<4x3xf32> {
+  %0 = spectral.reshape %x : tensor<2x6xf32> -> tensor<3x4xf32>
+  %1 = spectral.reshape %0 : tensor<3x4xf32> -> tensor<4x3xf32>
+  return %1 : tensor<4x3xf32>
+}
+
+// FOLDED-LABEL: func.func @broadcast_splat
+// FOLDED-NOT: spectral.broadcast
+func.func @broadcast_splat(%x: tensor<3x4xf32>) -> tensor<3x4xf32> {
+  %c = spectral.constant dense<2.5> : tensor<1xf32>
+  %b = spectral.broadcast %c : tensor<1xf32> -> tensor<3x4xf32>
+  %0 = spectral.mul %x, %b : tensor<3x4xf32>, tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// FOLDED-LABEL: func.func @ifft_of_fft
+// FOLDED-NOT: fft
+func.func @ifft_of_fft(%x: tensor<4x8xcomplex<f64>>) -> tensor<4x8xcomplex<f64>> {
+  %0 = spectral.fft %x axes [0, 1] norm ortho : tensor<4x8xcomplex<f64>>
+  %1 = spectral.ifft %0 axes [1, 0] norm ortho : tensor<4x8xcomplex<f64>>
+  return %1 : tensor<4x8xcomplex<f64>>
+}
+
+// FOLDED-LABEL: func.func @irfft_of_rfft
+// FOLDED-NOT: fft
+func.func @irfft_of_rfft(%x: tensor<3x10xf64>) -> tensor<3x10xf64> {
+  %0 = spectral.rfft %x axes [1] : tensor<3x10xf64>
+  %1 = spectral.irfft %0 axes [1] length 10 : tensor<3x6xcomplex<f64>>
+  return %1 : tensor<3x10xf64>
+}
+
+// Constant folding computes in double and rounds to the element type; the
+// evaluator keeps double: equal to the printed digits.
+// FOLDED-LABEL: func.func @fold_add_mul_div
+// FOLDED-NOT: spectral.add
+// FOLDED-NOT: spectral.mul
+// FOLDED-NOT: spectral.div
+func.func @fold_add_mul_div() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xi64>, tensor<2xcomplex<f64>>) {
+  %a = spectral.constant dense<[[1.5, -2.0, 0.1], [3.0, 7.0, -1.0]]> : tensor<2x3xf32>
+  %b = spectral.constant dense<[3.0, 0.25, -3.0]> : tensor<3xf32>
+  %s = spectral.add %a, %b : tensor<2x3xf32>, tensor<3xf32>
+  %p = spectral.mul %s, %b : tensor<2x3xf32>, tensor<3xf32>
+  %q = spectral.div %p, %b : tensor<2x3xf32>, tensor<3xf32>
+  %r = spectral.div %s, %a : tensor<2x3xf32>, tensor<2x3xf32>
+  %i = spectral.constant dense<[7, -7, 9]> : tensor<3xi64>
+  %j = spectral.constant dense<[2, 2, -4]> : tensor<3xi64>
+  %k = spectral.div %i, %j : tensor<3xi64>, tensor<3xi64>
+  %c = spectral.constant dense<[(1.0, 2.0), (0.0, -1.0)]> : tensor<2xcomplex<f64>>
+  %d = spectral.constant dense<(3.0, -1.0)> : tensor<complex<f64>>
+  %e = spectral.mul %c, %d : tensor<2xcomplex<f64>>, tensor<complex<f64>>
+  %f = spectral.div %e, %d : tensor<2xcomplex<f64>>, tensor<complex<f64>>
+  return %q, %r, %k, %f : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xi64>, tensor<2xcomplex<f64>>
+}
