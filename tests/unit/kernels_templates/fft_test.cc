@@ -2,10 +2,10 @@
 // same float32 inputs; every unit also compiles with NVRTC for sm_80 and
 // sm_90, and the in-block kernels spill nothing.
 #include "tests/unit/kernels_templates/fft_units.h"
+#include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include "compiler/Codegen/FftTables.h"
 #include "runtime/device/cuda/nvrtc_compiler.h"
-#include "runtime/kernels/embedded_templates.h"
 
 #include <fftw3.h>
 #include <gtest/gtest.h>
@@ -239,22 +239,9 @@ class FftNvrtc : public ::testing::TestWithParam<std::string> {};
 
 /// The static quality gate of KERNELS.md: CUBIN for real GPUs, no spills.
 TEST_P(FftNvrtc, CompilesToCubinWithoutSpills) {
-  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
-  ASSERT_TRUE(compiler.is_ok()) << compiler.status().message();
-  std::vector<NvrtcHeader> headers;
-  for (const EmbeddedFile& file : embedded_templates()) headers.push_back({file.name, file.content});
   NvrtcOptions options;
   options.arch = GetParam();
-  for (const KernelSource& unit : units_to_compile()) {
-    StatusOr<CompiledKernel> compiled = compiler->compile(unit, options, headers);
-    ASSERT_TRUE(compiled.is_ok()) << unit.entry << ": " << compiled.status().message();
-    EXPECT_TRUE(compiled->is_cubin);
-    const ResourceUsage* usage = compiled->usage_of(unit.entry);
-    ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n" << compiled->log;
-    EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
-    EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
-    EXPECT_GT(usage->registers, 0) << unit.entry;
-  }
+  for (const KernelSource& unit : units_to_compile()) expect_clean_cubin(unit, options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, FftNvrtc, ::testing::Values("sm_80", "sm_90"));

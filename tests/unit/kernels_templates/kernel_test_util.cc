@@ -2,8 +2,10 @@
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include "runtime/device/host/host_device.h"
+#include "runtime/kernels/embedded_templates.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -74,6 +76,39 @@ void launch(const KernelSource& source, Dim3 grid, Dim3 block, size_t shared_byt
             std::vector<void*> args) {
   Status status = device().launch(kernel(source), grid, block, shared_bytes, args.data());
   ASSERT_TRUE(status.is_ok()) << source.entry << ": " << status.message();
+}
+
+std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
+                                                 const NvrtcOptions& options) {
+  static StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
+  static const std::vector<NvrtcHeader> headers = [] {
+    std::vector<NvrtcHeader> all;
+    for (const EmbeddedFile& file : embedded_templates()) all.push_back({file.name, file.content});
+    return all;
+  }();
+  if (!compiler) {
+    ADD_FAILURE() << compiler.status().message();
+    return std::nullopt;
+  }
+  StatusOr<CompiledKernel> compiled = compiler->compile(unit, options, headers);
+  if (!compiled) {
+    ADD_FAILURE() << unit.entry << ": " << compiled.status().message();
+    return std::nullopt;
+  }
+  EXPECT_TRUE(compiled->is_cubin) << unit.entry;
+  const ResourceUsage* usage = compiled->usage_of(unit.entry);
+  if (!usage) {
+    ADD_FAILURE() << unit.entry << " is missing from the ptxas report:\n" << compiled->log;
+    return std::nullopt;
+  }
+  EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
+  EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
+  EXPECT_GT(usage->registers, 0) << unit.entry;
+  if (std::getenv("SPECTRAL_PRINT_USAGE"))
+    std::printf("%s %s: %lld registers, %lld B smem, %lld B stack\n", options.arch.c_str(),
+                unit.entry.c_str(), (long long)usage->registers, (long long)usage->shared_bytes,
+                (long long)usage->stack_bytes);
+  return std::move(*compiled);
 }
 
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& values) {

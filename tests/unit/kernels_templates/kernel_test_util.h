@@ -5,12 +5,14 @@
 // "$KEY" filler to write units as codegen will.
 #pragma once
 
+#include "runtime/device/cuda/nvrtc_compiler.h"
 #include "runtime/device/device.h"
 
 #include <gtest/gtest.h>
 
 #include <complex>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,14 @@ class Buffer {
 /// Launches `source` (loading it once) and fails the test on error.
 void launch(const KernelSource& source, Dim3 grid, Dim3 block, size_t shared_bytes,
             std::vector<void*> args);
+
+/// Compiles `unit` with NVRTC (the embedded templates as in-memory headers)
+/// and checks KERNELS.md's static gate: a CUBIN whose ptxas report names the
+/// entry, with registers and no spill stores or loads. Returns the compiled
+/// kernel for further checks, or nothing after a fatal failure. With
+/// SPECTRAL_PRINT_USAGE set, prints registers, shared memory and stack.
+std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
+                                                 const NvrtcOptions& options);
 
 /// Doubles rounded to the kernels' float precision.
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& values);

@@ -5,7 +5,6 @@
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include "runtime/device/cuda/nvrtc_compiler.h"
-#include "runtime/kernels/embedded_templates.h"
 
 #include <gtest/gtest.h>
 
@@ -338,32 +337,19 @@ class OptimizerNvrtc : public ::testing::TestWithParam<std::string> {};
 /// Every unit builds CUBIN for real GPUs with no spills, and its packed path
 /// moves 16 bytes per load and store.
 TEST_P(OptimizerNvrtc, CompilesToCubinWithoutSpills) {
-  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
-  ASSERT_TRUE(compiler.is_ok()) << compiler.status().message();
-  std::vector<NvrtcHeader> headers;
-  for (const EmbeddedFile& file : embedded_templates())
-    headers.push_back({file.name, file.content});
   NvrtcOptions options;
   options.arch = GetParam();
   options.want_ptx = true;
   for (DType dtype : {DType::kF32, DType::kF64, DType::kC64, DType::kC128})
     for (Kind kind : {Kind::kSgd, Kind::kMomentum, Kind::kNesterov, Kind::kAdam, Kind::kAdamW}) {
       KernelSource unit = optimizer_unit(kind, dtype);
-      StatusOr<CompiledKernel> compiled = compiler->compile(unit, options, headers);
-      ASSERT_TRUE(compiled.is_ok()) << unit.entry << ": " << compiled.status().message();
-      EXPECT_TRUE(compiled->is_cubin);
-      const ResourceUsage* usage = compiled->usage_of(unit.entry);
-      ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n"
-                                << compiled->log;
-      EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
-      EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
-      EXPECT_GT(usage->registers, 0) << unit.entry;
+      std::optional<CompiledKernel> compiled = expect_clean_cubin(unit, options);
+      if (!compiled) continue;
       const std::string wide = single(dtype) ? ".v4.f32" : ".v2.f64";
       EXPECT_NE(compiled->ptx.find("ld.global" + wide), std::string::npos)
           << unit.entry << " loads no 16-byte packs from global memory";
       EXPECT_NE(compiled->ptx.find("st.global" + wide), std::string::npos)
           << unit.entry << " stores no 16-byte packs to global memory";
-      RecordProperty(unit.entry + "_" + options.arch + "_registers", usage->registers);
     }
 }
 

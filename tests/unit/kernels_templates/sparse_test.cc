@@ -6,7 +6,6 @@
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include "runtime/device/cuda/nvrtc_compiler.h"
-#include "runtime/kernels/embedded_templates.h"
 
 #include <gtest/gtest.h>
 
@@ -465,26 +464,9 @@ std::vector<KernelSource> units_to_compile() {
 class SparseNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SparseNvrtc, CompilesToCubinWithoutSpills) {
-  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
-  ASSERT_TRUE(compiler.is_ok()) << compiler.status().message();
-  std::vector<NvrtcHeader> headers;
-  for (const EmbeddedFile& file : embedded_templates()) headers.push_back({file.name, file.content});
   NvrtcOptions options;
   options.arch = GetParam();
-  for (const KernelSource& unit : units_to_compile()) {
-    StatusOr<CompiledKernel> compiled = compiler->compile(unit, options, headers);
-    ASSERT_TRUE(compiled.is_ok()) << unit.entry << ": " << compiled.status().message();
-    EXPECT_TRUE(compiled->is_cubin);
-    const ResourceUsage* usage = compiled->usage_of(unit.entry);
-    ASSERT_NE(usage, nullptr) << unit.entry << " is missing from the ptxas report:\n" << compiled->log;
-    EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
-    EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
-    EXPECT_GT(usage->registers, 0) << unit.entry;
-    if (std::getenv("SPECTRAL_PRINT_USAGE"))
-      std::printf("%s %s: %lld registers, %lld B smem, %lld B stack\n", options.arch.c_str(),
-                  unit.entry.c_str(), (long long)usage->registers, (long long)usage->shared_bytes,
-                  (long long)usage->stack_bytes);
-  }
+  for (const KernelSource& unit : units_to_compile()) expect_clean_cubin(unit, options);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, SparseNvrtc, ::testing::Values("sm_80", "sm_90"));
