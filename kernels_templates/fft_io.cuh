@@ -107,22 +107,39 @@ struct HermitianLoad {
   }
 };
 
-/// The first pass of a four-step FFT of length N = N1 * N2 over [.., N1, N2]:
-/// after the length-N1 transforms along the strided axis, multiply entry
-/// (k1, n2) by w_N^(k1 n2) (conjugated for the inverse) and store in place.
-/// w_N^m = hi[m >> shift] * lo[m & (2^shift - 1)]: two small tables instead
-/// of one of N entries.
+/// The first pass of a four-step FFT of length N = N1 * N2 along an axis of
+/// [outer, N1, N2, inner]: after the length-N1 transforms (stride N2 * inner),
+/// multiply entry (k1, n2) by w_N^(k1 n2) (conjugated for the inverse) and
+/// store in place. w_N^m = hi[m >> shift] * lo[m & (2^shift - 1)]: two small
+/// tables instead of one of N entries.
 template <typename T, bool FORWARD>
 struct FourStepTwiddleStore {
   cplx<T>* data;
-  AxisLayout layout;  // n = N1, inner = N2
+  AxisLayout layout;  // n = N1, inner = N2 * inner
+  int inner;          // the axis' own stride
   const cplx<T>* hi;
   const cplx<T>* lo;
   int shift;
   __device__ __forceinline__ void operator()(int batch, int k1, cplx<T> value) const {
-    long long m = (long long)k1 * (batch % layout.inner);
+    long long m = (long long)k1 * ((batch % layout.inner) / inner);
     cplx<T> w = hi[m >> shift] * lo[m & ((1LL << shift) - 1)];
     data[layout.offset(batch, k1)] = value * (FORWARD ? w : conj(w));
+  }
+};
+
+/// The second pass's store: batch entry b = (outer, k1, in) of the length-N2
+/// transforms writes X[outer, k1 + N1 k2, in], the four-step's transposed
+/// output order.
+template <typename T>
+struct FourStepTransposedStore {
+  cplx<T>* data;
+  int n1, n2, inner;
+  T factor;
+  __device__ __forceinline__ void operator()(int batch, int k2, cplx<T> value) const {
+    int in = batch % inner, rest = batch / inner;
+    int k1 = rest % n1;
+    long long outer = rest / n1;
+    data[((outer * n2 + k2) * n1 + k1) * inner + in] = scale(value, factor);
   }
 };
 

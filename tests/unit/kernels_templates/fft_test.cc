@@ -86,12 +86,17 @@ std::vector<C2CCase> c2c_cases() {
   std::vector<int> lengths;
   for (int n = 1; n <= 64; ++n) lengths.push_back(n);
   for (int n : {97, 100, 128, 243, 1000, 1024, 4096, 4099, 65536, 1 << 20}) lengths.push_back(n);
-  std::vector<C2CCase> cases;
+  std::vector<C2CCase> cases{{{1 << 22}, {0}, true}};  // the four-step's stated reach
   for (int n : lengths) {
     cases.push_back({{n}, {0}, true});
     cases.push_back({{n}, {0}, false});
     if (n >= 65536) {
-      if (n == 65536) cases.push_back({{3, n}, {1}, true});  // batched
+      cases.push_back({{3, n}, {1}, true});   // batched
+      cases.push_back({{n, 3}, {0}, false});  // strided four-step
+      if (n == 65536) {
+        cases.push_back({{n, 2}, {0, 1}, true});        // 2-D
+        cases.push_back({{2, n, 3}, {0, 1, 2}, true});  // 3-D
+      }
       continue;
     }
     if (n > 64 || n % 7 == 0 || n % 11 == 0 || n == 16 || n == 28) {
@@ -169,8 +174,8 @@ TEST_P(FftReal, MatchesFftw) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Lengths, FftReal,
-                         ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 15, 16, 27, 30, 64, 100,
-                                           128, 243, 1000, 1024, 4096),
+                         ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16, 22, 27, 30,
+                                           64, 97, 100, 128, 194, 243, 1000, 1024, 4096),
                          ::testing::PrintToStringParamName());
 
 struct DctCase {
@@ -224,14 +229,16 @@ std::vector<KernelSource> units_to_compile() {
     units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
   for (int n : {97, 100, 128, 243, 1000, 1024, 4096}) 
     units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
-  for (int n : {16, 27, 1000, 4096}) {
+  for (int n : {16, 27, 97, 194, 1000, 4096}) {
     units.push_back(r2c_unit(n));
     units.push_back(c2r_unit(n));
     units.push_back(dct_unit(n, 2));
     units.push_back(dct_unit(n, 3));
   }
   units.push_back(fourstep_unit(256, 256));
+  units.push_back(fourstep_rows_unit(256, 256));
   units.push_back(fourstep_unit(1024, 1024));
+  units.push_back(fourstep_rows_unit(1024, 1024));
   return units;
 }
 

@@ -63,9 +63,10 @@ int fourstep_split(int n) {
   return 0;
 }
 
-/// Lines of length n = n1 n2, contiguous: column transforms with the
-/// twiddle in place, then row transforms written transposed into `out`.
-void run_fourstep(int n, void* data, void* out, int lines, bool forward) {
+/// Four-step along an axis of [outer, n, inner], n = n1 * n2: column
+/// transforms with the twiddle in place, then row transforms written in the
+/// transposed order into `out`.
+void run_fourstep(int n, void* data, void* out, int outer, int inner, bool forward) {
   int n1 = fourstep_split(n), n2 = n / n1;
   ASSERT_GT(n1, 0) << "no four-step split for " << n;
   int shift = 0;
@@ -75,14 +76,24 @@ void run_fourstep(int n, void* data, void* out, int lines, bool forward) {
   for (size_t j = 0; j < hi.size(); ++j) hi[j] = roots[(int64_t(j) << shift) % n];
   for (size_t j = 0; j < lo.size(); ++j) lo[j] = roots[j % n];
   Buffer hi_table(to_float(hi)), lo_table(to_float(lo));
-  Buffer twiddles(to_float(codegen::fftTwiddles(n1, n1)));
+  Buffer twiddles1(to_float(codegen::fftTwiddles(n1, n1)));
+  Buffer twiddles2(to_float(codegen::fftTwiddles(n2, n2)));
+  int direction = forward;
+
   int64_t threads = codegen::stockhamThreads(n1);
   uint32_t rows = rows_for(threads, n1);
-  int batches = lines * n2, direction = forward;
+  int batches = outer * n2 * inner;
   launch(fourstep_unit(n1, n2), {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
          size_t(rows) * n1 * sizeof(cfloat),
-         {&data, &twiddles.get(), &hi_table.get(), &lo_table.get(), &shift, &batches, &direction});
-  run_stockham(n2, data, out, lines * n1, 1, n1, forward);
+         {&data, &twiddles1.get(), &hi_table.get(), &lo_table.get(), &shift, &batches, &inner,
+          &direction});
+
+  threads = codegen::stockhamThreads(n2);
+  rows = rows_for(threads, n2);
+  batches = outer * n1 * inner;
+  launch(fourstep_rows_unit(n1, n2), {blocks_for(batches, rows), 1, 1},
+         {uint32_t(threads), rows, 1}, size_t(rows) * n2 * sizeof(cfloat),
+         {&data, &out, &twiddles2.get(), &batches, &inner, &direction});
 }
 
 }  // namespace
@@ -132,90 +143,135 @@ KernelSource fourstep_unit(int n1, int n2) {
                                             {"$T", std::to_string(codegen::stockhamThreads(n1))}};
   return {fill(std::string(kPrelude) + R"(
 extern "C" __global__ void fft_fourstep_$N1x$N2(cplx<float>* data, const cplx<float>* twiddles,
-    const cplx<float>* hi, const cplx<float>* lo, int shift, int batches, int forward) {
+    const cplx<float>* hi, const cplx<float>* lo, int shift, int batches, int inner, int forward) {
   SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
-  AxisLayout layout{$N1, $N2};
+  AxisLayout layout{$N1, $N2 * inner};
   ComplexLoad<float> load{data, layout};
   if (forward)
     fft_batched<$N1, $T, true>(shared, twiddles, batches, load,
-        FourStepTwiddleStore<float, true>{data, layout, hi, lo, shift});
+        FourStepTwiddleStore<float, true>{data, layout, inner, hi, lo, shift});
   else
     fft_batched<$N1, $T, false>(shared, twiddles, batches, load,
-        FourStepTwiddleStore<float, false>{data, layout, hi, lo, shift});
+        FourStepTwiddleStore<float, false>{data, layout, inner, hi, lo, shift});
 }
 )",
                values),
           fill("fft_fourstep_$N1x$N2", values)};
 }
 
-KernelSource r2c_unit(int n) {
-  int length = n % 2 ? n : n / 2;  // of the complex transform
-  std::map<std::string, std::string> values{
-      {"$N", std::to_string(n)},
-      {"$H", std::to_string(n / 2 + 1)},
-      {"$T", std::to_string(codegen::stockhamThreads(length))}};
-  std::string body = n % 2 ? R"(
-  fft_batched<$N, $T, true>(shared, twiddles, batches,
-      RealAsComplexLoad<float>{in, AxisLayout{$N, 1}},
-      TruncatingStore<float>{out, AxisLayout{$H, 1}, 1.0f});)"
-                           : R"(
-  fft_r2c_batched<$N, $T>(shared, twiddles, twiddles_n, batches,
-      RealLoad<float>{in, AxisLayout{$N, 1}}, ComplexStore<float>{out, AxisLayout{$H, 1}, 1.0f});)";
+KernelSource fourstep_rows_unit(int n1, int n2) {
+  std::map<std::string, std::string> values{{"$N1", std::to_string(n1)},
+                                            {"$N2", std::to_string(n2)},
+                                            {"$T", std::to_string(codegen::stockhamThreads(n2))}};
   return {fill(std::string(kPrelude) + R"(
-extern "C" __global__ void fft_r2c_$N(const float* in, cplx<float>* out,
-    const cplx<float>* twiddles, const cplx<float>* twiddles_n, int batches) {
-  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);)" + body + "\n}\n",
-               values),
-          fill("fft_r2c_$N", values)};
+extern "C" __global__ void fft_fourstep_rows_$N1x$N2(const cplx<float>* in, cplx<float>* out,
+    const cplx<float>* twiddles, int batches, int inner, int forward) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
+  ComplexLoad<float> load{in, AxisLayout{$N2, inner}};
+  FourStepTransposedStore<float> store{out, $N1, $N2, inner, 1.0f};
+  if (forward)
+    fft_batched<$N2, $T, true>(shared, twiddles, batches, load, store);
+  else
+    fft_batched<$N2, $T, false>(shared, twiddles, batches, load, store);
 }
-
-KernelSource c2r_unit(int n) {
-  int length = n % 2 ? n : n / 2;
-  std::map<std::string, std::string> values{
-      {"$N", std::to_string(n)},
-      {"$H", std::to_string(n / 2 + 1)},
-      {"$T", std::to_string(codegen::stockhamThreads(length))}};
-  std::string body = n % 2 ? R"(
-  fft_batched<$N, $T, false>(shared, twiddles, batches,
-      HermitianLoad<float>{in, AxisLayout{$H, 1}, $N},
-      RealPartStore<float>{out, AxisLayout{$N, 1}, 1.0f});)"
-                           : R"(
-  fft_c2r_batched<$N, $T>(shared, twiddles, twiddles_n, batches,
-      ComplexLoad<float>{in, AxisLayout{$H, 1}}, RealStore<float>{out, AxisLayout{$N, 1}, 1.0f});)";
-  return {fill(std::string(kPrelude) + R"(
-extern "C" __global__ void fft_c2r_$N(const cplx<float>* in, float* out,
-    const cplx<float>* twiddles, const cplx<float>* twiddles_n, int batches) {
-  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);)" + body + "\n}\n",
+)",
                values),
-          fill("fft_c2r_$N", values)};
+          fill("fft_fourstep_rows_$N1x$N2", values)};
 }
 
 namespace {
 
+/// How a real transform of length n runs: packed into a complex FFT of n/2
+/// (even n whose half has a Stockham plan), as a Stockham FFT of n, or
+/// through Bluestein.
+enum class RealStrategy { kPacked, kStockham, kBluestein };
+
+RealStrategy real_strategy(int n) {
+  if (n % 2 == 0 && codegen::hasStockhamPlan(n / 2)) return RealStrategy::kPacked;
+  return codegen::hasStockhamPlan(n) ? RealStrategy::kStockham : RealStrategy::kBluestein;
+}
+
+/// The complex transform length a real transform of length n runs.
+int real_fft_length(int n) {
+  switch (real_strategy(n)) {
+    case RealStrategy::kPacked: return n / 2;
+    case RealStrategy::kStockham: return n;
+    case RealStrategy::kBluestein: return int(codegen::bluesteinLength(n));
+  }
+  return n;
+}
+
+/// R2C (r2c) or C2R unit. Every strategy takes the same arguments:
+/// entry(in, out, twiddles, twiddles_n, chirp, filter, batches); twiddles are
+/// those of the complex length, the others may be null when unused.
+KernelSource real_unit(int n, bool r2c) {
+  RealStrategy strategy = real_strategy(n);
+  int length = real_fft_length(n);
+  std::map<std::string, std::string> values{
+      {"$N", std::to_string(n)},       {"$H", std::to_string(n / 2 + 1)},
+      {"$M", std::to_string(length)},  {"$T", std::to_string(codegen::stockhamThreads(length))},
+      {"$KIND", r2c ? "r2c" : "c2r"},  {"$IN", r2c ? "float" : "cplx<float>"},
+      {"$OUT", r2c ? "cplx<float>" : "float"}};
+  std::string load = r2c ? "RealAsComplexLoad<float>{in, AxisLayout{$N, 1}}"
+                         : "HermitianLoad<float>{in, AxisLayout{$H, 1}, $N}";
+  std::string store = r2c ? "TruncatingStore<float>{out, AxisLayout{$H, 1}, 1.0f}"
+                          : "RealPartStore<float>{out, AxisLayout{$N, 1}, 1.0f}";
+  std::string body;
+  if (strategy == RealStrategy::kPacked)
+    body = r2c ? "fft_r2c_batched<$N, $T>(shared, twiddles, twiddles_n, batches, "
+                 "RealLoad<float>{in, AxisLayout{$N, 1}}, "
+                 "ComplexStore<float>{out, AxisLayout{$H, 1}, 1.0f});"
+               : "fft_c2r_batched<$N, $T>(shared, twiddles, twiddles_n, batches, "
+                 "ComplexLoad<float>{in, AxisLayout{$H, 1}}, "
+                 "RealStore<float>{out, AxisLayout{$N, 1}, 1.0f});";
+  else if (strategy == RealStrategy::kStockham)
+    body = std::string("fft_batched<$N, $T, ") + (r2c ? "true" : "false") +
+           ">(shared, twiddles, batches, " + load + ", " + store + ");";
+  else
+    body = "fft_bluestein_batched<$N, $M, $T>(shared, twiddles, chirp, filter, batches, " + load +
+           ", " + store + ");";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void fft_$KIND_$N(const $IN* in, $OUT* out, const cplx<float>* twiddles,
+    const cplx<float>* twiddles_n, const cplx<float>* chirp, const cplx<float>* filter,
+    int batches) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
+  )" + body + "\n}\n",
+               values),
+          fill("fft_$KIND_$N", values)};
+}
+
 /// Launches the R2C or C2R unit of length n over `batches` lines.
 template <typename Out, typename In>
-std::vector<Out> run_real(const KernelSource& unit, const std::vector<In>& x, int batches, int n,
+std::vector<Out> run_real(bool r2c, const std::vector<In>& x, int batches, int n,
                           int64_t out_count) {
-  int length = n % 2 ? n : n / 2;
+  int length = real_fft_length(n);
+  bool bluestein = real_strategy(n) == RealStrategy::kBluestein;
   int64_t threads = codegen::stockhamThreads(length);
-  uint32_t rows = rows_for(threads, length);
+  uint32_t rows = bluestein ? 1 : rows_for(threads, length);
+  codegen::BluesteinTables tables;
+  if (bluestein) tables = codegen::bluesteinTables(n, length, r2c);
   Buffer in(x), out{std::vector<Out>(out_count)};
   Buffer twiddles(to_float(codegen::fftTwiddles(length, length)));
   Buffer twiddles_n(to_float(codegen::fftTwiddles(n, n / 2 + 1)));
-  launch(unit, {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
+  Buffer chirp(to_float(tables.chirp)), filter(to_float(tables.filter));
+  launch(real_unit(n, r2c), {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
          size_t(rows) * length * sizeof(cfloat),
-         {&in.get(), &out.get(), &twiddles.get(), &twiddles_n.get(), &batches});
+         {&in.get(), &out.get(), &twiddles.get(), &twiddles_n.get(), &chirp.get(), &filter.get(),
+          &batches});
   return out.template read<Out>();
 }
 
 }  // namespace
 
+KernelSource r2c_unit(int n) { return real_unit(n, true); }
+KernelSource c2r_unit(int n) { return real_unit(n, false); }
+
 std::vector<cfloat> run_r2c(const std::vector<float>& x, int batches, int n) {
-  return run_real<cfloat>(r2c_unit(n), x, batches, n, int64_t(batches) * (n / 2 + 1));
+  return run_real<cfloat>(true, x, batches, n, int64_t(batches) * (n / 2 + 1));
 }
 
 std::vector<float> run_c2r(const std::vector<cfloat>& x, int batches, int n) {
-  return run_real<float>(c2r_unit(n), x, batches, n, int64_t(batches) * n);
+  return run_real<float>(false, x, batches, n, int64_t(batches) * n);
 }
 
 KernelSource dct_unit(int n, int type) {
@@ -277,9 +333,8 @@ std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>
       run_bluestein(n, buffer.get(), outer * inner, inner, forward);
       data = buffer.read<cfloat>();
     } else {
-      EXPECT_EQ(inner, 1) << "four-step along a strided axis is not implemented";
       Buffer out(data);
-      run_fourstep(n, buffer.get(), out.get(), outer, forward);
+      run_fourstep(n, buffer.get(), out.get(), outer, inner, forward);
       data = out.read<cfloat>();
     }
   }

@@ -21,12 +21,17 @@ KernelSource stockham_unit(int n, bool double_precision = false);
 /// filter, batches, inner).
 KernelSource bluestein_unit(int n);
 /// The first four-step pass for n1 x n2: length-n1 transforms along the
-/// strided axis, then the w_N^(k1 n2) twiddle.
+/// strided axis, then the w_N^(k1 n2) twiddle: entry(data, twiddles, hi, lo,
+/// shift, batches, inner, forward).
 KernelSource fourstep_unit(int n1, int n2);
+/// The second pass: length-n2 transforms written in the transposed order:
+/// entry(in, out, twiddles, batches, inner, forward).
+KernelSource fourstep_rows_unit(int n1, int n2);
 
 /// The real-input unit for length n: entry(in, out, twiddles, twiddles_n,
-/// batches); even n packs pairs into a length n/2 FFT, odd n runs a complex
-/// FFT of length n. Lines are contiguous: in [batches, n], out [batches, n/2+1].
+/// chirp, filter, batches); even n whose half has a Stockham plan packs pairs
+/// into a length n/2 FFT, other n run a complex FFT of length n (Stockham or
+/// Bluestein). Lines are contiguous: in [batches, n], out [batches, n/2+1].
 KernelSource r2c_unit(int n);
 /// The real-output unit (FFTW's unnormalized c2r), same arguments, in
 /// [batches, n/2+1], out [batches, n].
