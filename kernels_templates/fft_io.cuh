@@ -143,6 +143,52 @@ struct FourStepTransposedStore {
   }
 };
 
+// Bluestein beyond one block: the convolution's FFTs of length M run as
+// multi-pass FFTs over a scratch array [lines, M]; these functors (for
+// pointwise_map, index i over the scratch or the output) do the rest. The
+// axis being transformed lies in [outer, N, inner]; line = outer * inner + in.
+
+/// scratch[line, j] = j < N ? x[outer, j, in] * chirp[j] : 0.
+template <typename T>
+struct BluesteinPadLoad {
+  const cplx<T>* data;
+  const cplx<T>* chirp;
+  int n, m, inner;
+  __device__ __forceinline__ cplx<T> operator()(long long i) const {
+    long long line = i / m;
+    int j = int(i - line * m);
+    if (j >= n) return make_cplx<T>(T(0), T(0));
+    long long outer = line / inner, in = line - outer * inner;
+    return data[(outer * n + j) * inner + in] * chirp[j];
+  }
+};
+
+/// scratch[line, j] * filter[j].
+template <typename T>
+struct BluesteinFilterLoad {
+  const cplx<T>* scratch;
+  const cplx<T>* filter;
+  int m;
+  __device__ __forceinline__ cplx<T> operator()(long long i) const {
+    return scratch[i] * filter[i % m];
+  }
+};
+
+/// out[outer, j, in] = scratch[line, j] * chirp[j], for i over [lines, N]
+/// in the output's own order.
+template <typename T>
+struct BluesteinFinishLoad {
+  const cplx<T>* scratch;
+  const cplx<T>* chirp;
+  int n, m, inner;
+  __device__ __forceinline__ cplx<T> operator()(long long i) const {
+    long long in = i % inner, rest = i / inner;
+    int j = int(rest % n);
+    long long outer = rest / n;
+    return scratch[(outer * inner + in) * m + j] * chirp[j];
+  }
+};
+
 // DCTs through one complex FFT of the same length N (Makhoul), scipy's
 // unnormalized conventions: DCT-II y_k = 2 sum_n x_n cos(pi k (2n+1) / 2N),
 // DCT-III y_k = x_0 + 2 sum_(n>=1) x_n cos(pi n (2k+1) / 2N).

@@ -86,7 +86,10 @@ std::vector<C2CCase> c2c_cases() {
   std::vector<int> lengths;
   for (int n = 1; n <= 64; ++n) lengths.push_back(n);
   for (int n : {97, 100, 128, 243, 1000, 1024, 4096, 4099, 65536, 1 << 20}) lengths.push_back(n);
-  std::vector<C2CCase> cases{{{1 << 22}, {0}, true}};  // the four-step's stated reach
+  std::vector<C2CCase> cases{
+      {{1 << 22}, {0}, true},         // the four-step's stated reach
+      {{10007}, {0}, true},           // a prime beyond one block: multi-pass Bluestein
+      {{3, 65521, 2}, {1}, false}};   // the largest prime below 2^16, strided
   for (int n : lengths) {
     cases.push_back({{n}, {0}, true});
     cases.push_back({{n}, {0}, false});
@@ -238,6 +241,7 @@ std::vector<KernelSource> units_to_compile() {
   units.push_back(fourstep_unit(256, 256));
   units.push_back(fourstep_rows_unit(256, 256));
   units.push_back(fourstep_unit(1024, 1024));
+  for (const char* step : {"pad", "filter", "finish"}) units.push_back(bluestein_step_unit(step));
   units.push_back(fourstep_rows_unit(1024, 1024));
   return units;
 }

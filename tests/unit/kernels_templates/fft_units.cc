@@ -21,6 +21,7 @@ const char* const kPrelude =
     "#include \"fft_stockham.cuh\"\n"
     "#include \"fft_bluestein.cuh\"\n"
     "#include \"fft_real.cuh\"\n"
+    "#include \"pointwise.cuh\"\n"
     "using namespace spectral_fft;\n";
 
 /// Block rows sharing one block: up to 256 threads and 32 KiB of shared memory.
@@ -94,6 +95,53 @@ void run_fourstep(int n, void* data, void* out, int outer, int inner, bool forwa
   launch(fourstep_rows_unit(n1, n2), {blocks_for(batches, rows), 1, 1},
          {uint32_t(threads), rows, 1}, size_t(rows) * n2 * sizeof(cfloat),
          {&data, &out, &twiddles2.get(), &batches, &inner, &direction});
+}
+
+}  // namespace
+
+/// One of the three pointwise steps of a multi-pass Bluestein: entry(in,
+/// out, table, count, n, m, inner) writes out[i] = Functor(in, table, ...)(i).
+KernelSource bluestein_step_unit(const std::string& step) {
+  std::map<std::string, std::string> values{{"$STEP", step}};
+  std::string functor =
+      step == "pad"      ? "BluesteinPadLoad<float>{in, table, n, m, inner}"
+      : step == "filter" ? "BluesteinFilterLoad<float>{in, table, m}"
+                         : "BluesteinFinishLoad<float>{in, table, n, m, inner}";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void fft_bluestein_$STEP(const cplx<float>* in, cplx<float>* out,
+    const cplx<float>* table, long long count, int n, int m, int inner) {
+  spectral_pointwise::pointwise_map<4, long long>(count, )" + functor + R"(,
+      spectral_pointwise::Write<cplx<float>>{out});
+}
+)",
+               values),
+          fill("fft_bluestein_$STEP", values)};
+}
+
+namespace {
+
+void run_pointwise_step(const std::string& step, void* in, void* out, void* table,
+                        long long count, int n, int m, int inner) {
+  uint32_t blocks = uint32_t(std::min<long long>((count + 1023) / 1024, 4096));
+  launch(bluestein_step_unit(step), {std::max(blocks, 1u), 1, 1}, {256, 1, 1}, 0,
+         {&in, &out, &table, &count, &n, &m, &inner});
+}
+
+/// Bluestein for lengths whose convolution does not fit a block: pad and
+/// chirp into [lines, M], multi-pass FFT, filter, inverse multi-pass FFT,
+/// chirp back into [outer, N, inner].
+void run_bluestein_multipass(int n, void* data, int outer, int inner, bool forward) {
+  int m = int(codegen::bluesteinLength(n));
+  codegen::BluesteinTables tables = codegen::bluesteinTables(n, m, forward);
+  Buffer chirp(to_float(tables.chirp)), filter(to_float(tables.filter));
+  long long lines = (long long)outer * inner;
+  std::vector<cfloat> zeros(size_t(lines) * m);
+  Buffer scratch(zeros), spectrum(zeros);
+  run_pointwise_step("pad", data, scratch.get(), chirp.get(), lines * m, n, m, inner);
+  run_fourstep(m, scratch.get(), spectrum.get(), int(lines), 1, true);
+  run_pointwise_step("filter", spectrum.get(), spectrum.get(), filter.get(), lines * m, n, m, 1);
+  run_fourstep(m, spectrum.get(), scratch.get(), int(lines), 1, false);
+  run_pointwise_step("finish", scratch.get(), data, chirp.get(), lines * n, n, m, inner);
 }
 
 }  // namespace
@@ -329,8 +377,11 @@ std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>
     if (n <= kMaxInBlockLength && codegen::hasStockhamPlan(n)) {
       run_stockham(n, buffer.get(), buffer.get(), outer * inner, inner, inner, forward);
       data = buffer.read<cfloat>();
-    } else if (n <= kMaxInBlockLength || !fourstep_split(n)) {
+    } else if (n <= kMaxInBlockLength) {
       run_bluestein(n, buffer.get(), outer * inner, inner, forward);
+      data = buffer.read<cfloat>();
+    } else if (!fourstep_split(n)) {
+      run_bluestein_multipass(n, buffer.get(), outer, inner, forward);
       data = buffer.read<cfloat>();
     } else {
       Buffer out(data);

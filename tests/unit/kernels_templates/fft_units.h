@@ -7,6 +7,7 @@
 #include "runtime/device/device.h"
 
 #include <complex>
+#include <string>
 #include <vector>
 
 namespace spectral::testing {
@@ -17,6 +18,9 @@ constexpr int kMaxInBlockLength = 4096;
 /// The Stockham unit for length n: entry(in, out, twiddles, batches,
 /// in_inner, out_inner, forward), one transform per block row.
 KernelSource stockham_unit(int n, bool double_precision = false);
+/// A pointwise step ("pad", "filter" or "finish") of Bluestein for lengths
+/// whose convolution does not fit one block.
+KernelSource bluestein_step_unit(const std::string& step);
 /// The Bluestein unit for length n (any n): entry(data, twiddles_m, chirp,
 /// filter, batches, inner).
 KernelSource bluestein_unit(int n);
