@@ -213,7 +213,7 @@ TEST_P(FftDct, MatchesFftw) {
 
 std::vector<DctCase> dct_cases() {
   std::vector<DctCase> cases;
-  for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 28, 64, 100, 1000, 4096})
+  for (int n : {1, 2, 3, 4, 5, 7, 8, 9, 11, 15, 16, 28, 64, 97, 100, 1000, 4096})
     for (int type : {2, 3}) cases.push_back({n, type});
   return cases;
 }

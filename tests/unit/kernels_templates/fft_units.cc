@@ -323,33 +323,47 @@ std::vector<float> run_c2r(const std::vector<cfloat>& x, int batches, int n) {
 }
 
 KernelSource dct_unit(int n, int type) {
+  bool bluestein = !codegen::hasStockhamPlan(n);
+  int length = bluestein ? int(codegen::bluesteinLength(n)) : n;
   std::map<std::string, std::string> values{{"$N", std::to_string(n)},
+                                            {"$M", std::to_string(length)},
                                             {"$TYPE", std::to_string(type)},
-                                            {"$T", std::to_string(codegen::stockhamThreads(n))}};
-  std::string body = type == 2 ? R"(
-  fft_batched<$N, $T, true>(shared, twiddles, batches, Dct2Load<float>{in, layout},
-      Dct2Store<float>{out, layout, quarter, 1.0f});)"
-                               : R"(
-  fft_batched<$N, $T, false>(shared, twiddles, batches, Dct3Load<float>{in, layout, quarter},
-      Dct3Store<float>{out, layout, 1.0f});)";
+                                            {"$T", std::to_string(codegen::stockhamThreads(length))}};
+  std::string load = type == 2 ? "Dct2Load<float>{in, layout}"
+                               : "Dct3Load<float>{in, layout, quarter}";
+  std::string store = type == 2 ? "Dct2Store<float>{out, layout, quarter, 1.0f}"
+                                : "Dct3Store<float>{out, layout, 1.0f}";
+  std::string body =
+      bluestein ? "fft_bluestein_batched<$N, $M, $T>(shared, twiddles, chirp, filter, batches, " +
+                      load + ", " + store + ");"
+                : std::string("fft_batched<$N, $T, ") + (type == 2 ? "true" : "false") +
+                      ">(shared, twiddles, batches, " + load + ", " + store + ");";
   return {fill(std::string(kPrelude) + R"(
 extern "C" __global__ void dct$TYPE_$N(const float* in, float* out, const cplx<float>* twiddles,
-    const cplx<float>* quarter, int batches) {
+    const cplx<float>* quarter, const cplx<float>* chirp, const cplx<float>* filter,
+    int batches) {
   SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);
-  AxisLayout layout{$N, 1};)" + body + "\n}\n",
+  AxisLayout layout{$N, 1};
+  )" + body + "\n}\n",
                values),
           fill("dct$TYPE_$N", values)};
 }
 
 std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type) {
-  int64_t threads = codegen::stockhamThreads(n);
-  uint32_t rows = rows_for(threads, n);
+  bool bluestein = !codegen::hasStockhamPlan(n);
+  int length = bluestein ? int(codegen::bluesteinLength(n)) : n;
+  int64_t threads = codegen::stockhamThreads(length);
+  uint32_t rows = bluestein ? 1 : rows_for(threads, n);
+  codegen::BluesteinTables tables;
+  if (bluestein) tables = codegen::bluesteinTables(n, length, type == 2);
   Buffer in(x), out{std::vector<float>(x.size())};
-  Buffer twiddles(to_float(codegen::fftTwiddles(n, n)));
+  Buffer twiddles(to_float(codegen::fftTwiddles(length, length)));
   Buffer quarter(to_float(codegen::fftTwiddles(4 * n, n)));
+  Buffer chirp(to_float(tables.chirp)), filter(to_float(tables.filter));
   launch(dct_unit(n, type), {blocks_for(batches, rows), 1, 1}, {uint32_t(threads), rows, 1},
-         size_t(rows) * n * sizeof(cfloat),
-         {&in.get(), &out.get(), &twiddles.get(), &quarter.get(), &batches});
+         size_t(rows) * length * sizeof(cfloat),
+         {&in.get(), &out.get(), &twiddles.get(), &quarter.get(), &chirp.get(), &filter.get(),
+          &batches});
   return out.read<float>();
 }
 

@@ -45,9 +45,10 @@ KernelSource c2r_unit(int n);
 std::vector<std::complex<float>> run_r2c(const std::vector<float>& x, int batches, int n);
 std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batches, int n);
 
-/// The DCT unit (type 2 or 3, scipy's unnormalized convention) for a
-/// Stockham length n: entry(in, out, twiddles, quarter, batches) over
-/// contiguous lines; one complex FFT of length n with Makhoul's reordering.
+/// The DCT unit (type 2 or 3, scipy's unnormalized convention) for length
+/// n: entry(in, out, twiddles, quarter, chirp, filter, batches) over
+/// contiguous lines; one complex FFT of length n (Stockham, or Bluestein when
+/// n has a prime factor above 7) with Makhoul's reordering.
 KernelSource dct_unit(int n, int type);
 std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type);
 
