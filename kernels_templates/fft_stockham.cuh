@@ -46,13 +46,14 @@ __host__ __device__ constexpr int stride_before(const Plan& plan, int s) {
   return product;
 }
 
-/// Threads one transform uses: N / (largest radix), at most 1024 (a block's
-/// limit); beyond that each thread takes several work items per stage.
+/// Threads one transform uses: N / (largest radix), at most 512 so that two
+/// blocks fit an SM's 64K registers at up to 64 registers per thread; beyond
+/// that each thread takes several work items per stage.
 __host__ __device__ constexpr int threads_for(int n) {
   Plan plan = make_plan(n);
   int largest = 1;
   for (int i = 0; i < plan.count; ++i) largest = plan.radix[i] > largest ? plan.radix[i] : largest;
-  return n / largest < 1024 ? n / largest : 1024;
+  return n / largest < 512 ? n / largest : 512;
 }
 
 /// One Stockham stage over `x` (N entries in shared memory), by the THREADS

@@ -176,6 +176,8 @@ __device__ void write_selected(long long row, long long begin, long long end, Th
 /// entry taken; without, once per digit pass.
 template <int THREADS, bool CACHE_KEYS, typename V, typename Load, typename Store>
 __device__ void topk_rows(long long rows, long long n, long long k, Load load, Store store) {
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int BITS = 8 * (int)sizeof(Key);
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS: warps, <= 1024");
@@ -240,6 +242,8 @@ __device__ Threshold<Key> replay_threshold(const unsigned long long* histograms,
 template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_histogram(int pass, long long n, long long k, long long tile,
                                     unsigned long long* histograms, Load load) {
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int PASSES = (int)sizeof(Key);
   __shared__ unsigned int local[256];
@@ -266,6 +270,8 @@ template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_count(long long n, long long k, long long tile,
                                 const unsigned long long* histograms, unsigned long long* counts,
                                 Load load) {
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int PASSES = (int)sizeof(Key);
   __shared__ unsigned int total[2];
@@ -292,6 +298,8 @@ template <int THREADS, typename V, typename Load, typename Store>
 __device__ void topk_grid_write(long long n, long long k, long long tile,
                                 const unsigned long long* histograms,
                                 const unsigned long long* counts, Load load, Store store) {
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int PASSES = (int)sizeof(Key);
   __shared__ unsigned long long before[2];

@@ -69,8 +69,10 @@ int64_t stockhamThreads(int64_t n) {
   int largest = 1;
   for (int r : stockhamRadices(n))
     largest = std::max(largest, r);
-  return std::min<int64_t>(n / largest, 1024);
+  return std::min<int64_t>(n / largest, 512);
 }
+
+int64_t bluesteinThreads(int64_t m) { return std::min<int64_t>(stockhamThreads(m), 256); }
 
 BluesteinTables bluesteinTables(int64_t n, int64_t m, bool forward) {
   BluesteinTables tables;

@@ -30,6 +30,11 @@ BluesteinTables bluesteinTables(int64_t n, int64_t m, bool forward);
 /// The smallest power of two >= 2n - 1.
 int64_t bluesteinLength(int64_t n);
 
+/// Threads of an in-block Bluestein transform with convolution length m: its
+/// two FFTs of length m keep more values live than one Stockham FFT, so at
+/// most 256, which keeps two blocks per SM without spilling.
+int64_t bluesteinThreads(int64_t m);
+
 /// The radices the Stockham template (kernels_templates/fft_stockham.cuh,
 /// make_plan) uses for n: greedy 8s, one 4 or 2, then 3s, 5s, 7s. Empty when
 /// n has a prime factor above 7 (and for n = 1, which needs no stage).
@@ -39,7 +44,7 @@ std::vector<int> stockhamRadices(int64_t n);
 bool hasStockhamPlan(int64_t n);
 
 /// Threads one Stockham transform of length n uses (threads_for in the
-/// template): n over its largest radix, at most 1024.
+/// template): n over its largest radix, at most 512 (two blocks per SM).
 int64_t stockhamThreads(int64_t n);
 
 } // namespace spectral::codegen

@@ -50,6 +50,8 @@ class CudaKernel final : public Kernel {
         function_(function) {}
   ~CudaKernel() override {
     ScopedContext current(*context_);
+    // A launch of this kernel may still be running: wait before unloading it.
+    (void)context_->driver.cuStreamSynchronize(context_->stream);
     (void)context_->driver.cuModuleUnload(module_);
   }
   const std::string& entry() const override { return entry_; }
@@ -266,7 +268,14 @@ Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
                      std::to_string(block.z) + ", " + std::to_string(dynamic_shared_bytes) +
                      " bytes dynamic shared memory) on " + name_;
   ScopedContext current(*context_);
-  if (dynamic_shared_bytes > 48 * 1024) {  // beyond the default, the kernel must opt in
+  // Static plus dynamic shared memory beyond the default 48 KiB needs the
+  // kernel's opt-in for its dynamic part.
+  int static_shared = 0;
+  if (CUresult result = driver.cuFuncGetAttribute(
+          &static_shared, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, cuda_kernel->function())) {
+    return driver_error(driver, result, "cuFuncGetAttribute" + what);
+  }
+  if (size_t(static_shared) + dynamic_shared_bytes > 48 * 1024) {
     if (CUresult result = driver.cuFuncSetAttribute(
             cuda_kernel->function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             int(dynamic_shared_bytes))) {

@@ -102,7 +102,9 @@ StatusOr<HostCompiler> probe_compiler() {
     return Status::error("'" + join(argv) + "' failed (" + describe_exit(*status) + "): " + text +
                          " (set SPECTRAL_HOST_CXX to a C++17 compiler)");
   }
-  compiler.version = text.substr(0, text.find('\n'));
+  // The command's own flags (SPECTRAL_HOST_CXX="g++ -fsanitize=address")
+  // change the binary as much as the version does.
+  compiler.version = join(compiler.command) + ": " + text.substr(0, text.find('\n'));
   return compiler;
 }
 

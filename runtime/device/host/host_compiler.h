@@ -16,7 +16,7 @@ namespace spectral::host {
 
 struct HostCompiler {
   std::vector<std::string> command;  // program and leading arguments
-  std::string version;               // first line of `--version`: part of the cache key
+  std::string version;  // the command and the first line of its `--version`: part of the cache key
 };
 
 /// The configured compiler, probed once per process; the error says what

@@ -85,7 +85,8 @@ TEST_P(FftC2C, MatchesFftw) {
 std::vector<C2CCase> c2c_cases() {
   std::vector<int> lengths;
   for (int n = 1; n <= 64; ++n) lengths.push_back(n);
-  for (int n : {97, 100, 128, 243, 1000, 1024, 4096, 4099, 65536, 1 << 20}) lengths.push_back(n);
+  for (int n : {97, 100, 128, 243, 1000, 1021, 1024, 2053, 4093, 4096, 4099, 65536, 1 << 20})
+    lengths.push_back(n);
   std::vector<C2CCase> cases{
       {{1 << 22}, {0}, true},         // the four-step's stated reach
       {{10007}, {0}, true},           // a prime beyond one block: multi-pass Bluestein
@@ -224,35 +225,43 @@ INSTANTIATE_TEST_SUITE_P(Lengths, FftDct, ::testing::ValuesIn(dct_cases()),
                                   std::to_string(info.param.n);
                          });
 
-/// Every unit the driver uses for lengths up to kMaxInBlockLength, and the
-/// four-step passes of the large lengths above.
-std::vector<KernelSource> units_to_compile() {
-  std::vector<KernelSource> units;
-  for (int n = 2; n <= 64; ++n)
-    units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
-  for (int n : {97, 100, 128, 243, 1000, 1024, 4096}) 
-    units.push_back(codegen::hasStockhamPlan(n) ? stockham_unit(n) : bluestein_unit(n));
+/// The units the driver uses for lengths up to kMaxInBlockLength (every
+/// Stockham length to 64, in-block Bluestein up to its largest, 1021), the
+/// real and DCT units, the four-step passes of 2^13 (multi-pass Bluestein of
+/// 2053..4096), 2^16, 2^20 and 2^22, and the multi-pass Bluestein steps; with
+/// the threads of one block row.
+std::vector<std::pair<KernelSource, int64_t>> units_to_compile() {
+  std::vector<std::pair<KernelSource, int64_t>> units;
+  auto complex_unit = [&](int n) {
+    if (codegen::hasStockhamPlan(n))
+      units.push_back({stockham_unit(n), codegen::stockhamThreads(n)});
+    else
+      units.push_back({bluestein_unit(n), codegen::bluesteinThreads(codegen::bluesteinLength(n))});
+  };
+  for (int n = 2; n <= 64; ++n) complex_unit(n);
+  for (int n : {97, 100, 128, 243, 1000, 1021, 1024, 4096}) complex_unit(n);
   for (int n : {16, 27, 97, 194, 1000, 4096}) {
-    units.push_back(r2c_unit(n));
-    units.push_back(c2r_unit(n));
-    units.push_back(dct_unit(n, 2));
-    units.push_back(dct_unit(n, 3));
+    units.push_back({r2c_unit(n), 0});
+    units.push_back({c2r_unit(n), 0});
+    units.push_back({dct_unit(n, 2), 0});
+    units.push_back({dct_unit(n, 3), 0});
   }
-  units.push_back(fourstep_unit(256, 256));
-  units.push_back(fourstep_rows_unit(256, 256));
-  units.push_back(fourstep_unit(1024, 1024));
-  for (const char* step : {"pad", "filter", "finish"}) units.push_back(bluestein_step_unit(step));
-  units.push_back(fourstep_rows_unit(1024, 1024));
+  for (auto [n1, n2] : {std::pair{256, 256}, {1024, 1024}, {2048, 2048}, {64, 128}}) {
+    units.push_back({fourstep_unit(n1, n2), codegen::stockhamThreads(n1)});
+    units.push_back({fourstep_rows_unit(n1, n2), codegen::stockhamThreads(n2)});
+  }
+  for (const char* step : {"pad", "filter", "finish"}) units.push_back({bluestein_step_unit(step), 256});
   return units;
 }
 
 class FftNvrtc : public ::testing::TestWithParam<std::string> {};
 
-/// The static quality gate of KERNELS.md: CUBIN for real GPUs, no spills.
+/// The static quality gate of KERNELS.md: CUBIN for real GPUs, no spills,
+/// two blocks per SM.
 TEST_P(FftNvrtc, CompilesToCubinWithoutSpills) {
   NvrtcOptions options;
   options.arch = GetParam();
-  for (const KernelSource& unit : units_to_compile()) expect_clean_cubin(unit, options);
+  for (const auto& [unit, threads] : units_to_compile()) expect_clean_cubin(unit, options, threads);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, FftNvrtc, ::testing::Values("sm_80", "sm_90"));

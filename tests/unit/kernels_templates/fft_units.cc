@@ -49,7 +49,7 @@ void run_bluestein(int n, void* data, int batches, int inner, bool forward) {
   codegen::BluesteinTables tables = codegen::bluesteinTables(n, m, forward);
   Buffer twiddles(to_float(codegen::fftTwiddles(m, m)));
   Buffer chirp(to_float(tables.chirp)), filter(to_float(tables.filter));
-  launch(bluestein_unit(n), {uint32_t(batches), 1, 1}, {uint32_t(codegen::stockhamThreads(m)), 1, 1},
+  launch(bluestein_unit(n), {uint32_t(batches), 1, 1}, {uint32_t(codegen::bluesteinThreads(m)), 1, 1},
          size_t(m) * sizeof(cfloat),
          {&data, &twiddles.get(), &chirp.get(), &filter.get(), &batches, &inner});
 }
@@ -171,7 +171,7 @@ KernelSource bluestein_unit(int n) {
   int64_t m = codegen::bluesteinLength(n);
   std::map<std::string, std::string> values{{"$N", std::to_string(n)},
                                             {"$M", std::to_string(m)},
-                                            {"$T", std::to_string(codegen::stockhamThreads(m))}};
+                                            {"$T", std::to_string(codegen::bluesteinThreads(m))}};
   return {fill(std::string(kPrelude) + R"(
 extern "C" __global__ void fft_bluestein_$N(cplx<float>* data, const cplx<float>* twiddles_m,
     const cplx<float>* chirp, const cplx<float>* filter, int batches, int inner) {
@@ -249,6 +249,13 @@ int real_fft_length(int n) {
   return n;
 }
 
+/// Threads of one block row of a real transform of length n.
+int64_t real_threads(int n) {
+  int length = real_fft_length(n);
+  return real_strategy(n) == RealStrategy::kBluestein ? codegen::bluesteinThreads(length)
+                                                      : codegen::stockhamThreads(length);
+}
+
 /// R2C (r2c) or C2R unit. Every strategy takes the same arguments:
 /// entry(in, out, twiddles, twiddles_n, chirp, filter, batches); twiddles are
 /// those of the complex length, the others may be null when unused.
@@ -257,7 +264,7 @@ KernelSource real_unit(int n, bool r2c) {
   int length = real_fft_length(n);
   std::map<std::string, std::string> values{
       {"$N", std::to_string(n)},       {"$H", std::to_string(n / 2 + 1)},
-      {"$M", std::to_string(length)},  {"$T", std::to_string(codegen::stockhamThreads(length))},
+      {"$M", std::to_string(length)},  {"$T", std::to_string(real_threads(n))},
       {"$KIND", r2c ? "r2c" : "c2r"},  {"$IN", r2c ? "float" : "cplx<float>"},
       {"$OUT", r2c ? "cplx<float>" : "float"}};
   std::string load = r2c ? "RealAsComplexLoad<float>{in, AxisLayout{$N, 1}}"
@@ -294,7 +301,7 @@ std::vector<Out> run_real(bool r2c, const std::vector<In>& x, int batches, int n
                           int64_t out_count) {
   int length = real_fft_length(n);
   bool bluestein = real_strategy(n) == RealStrategy::kBluestein;
-  int64_t threads = codegen::stockhamThreads(length);
+  int64_t threads = real_threads(n);
   uint32_t rows = bluestein ? 1 : rows_for(threads, length);
   codegen::BluesteinTables tables;
   if (bluestein) tables = codegen::bluesteinTables(n, length, r2c);
@@ -328,7 +335,8 @@ KernelSource dct_unit(int n, int type) {
   std::map<std::string, std::string> values{{"$N", std::to_string(n)},
                                             {"$M", std::to_string(length)},
                                             {"$TYPE", std::to_string(type)},
-                                            {"$T", std::to_string(codegen::stockhamThreads(length))}};
+                                            {"$T", std::to_string(bluestein ? codegen::bluesteinThreads(length)
+                                                                            : codegen::stockhamThreads(length))}};
   std::string load = type == 2 ? "Dct2Load<float>{in, layout}"
                                : "Dct3Load<float>{in, layout, quarter}";
   std::string store = type == 2 ? "Dct2Store<float>{out, layout, quarter, 1.0f}"
@@ -352,7 +360,7 @@ extern "C" __global__ void dct$TYPE_$N(const float* in, float* out, const cplx<f
 std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type) {
   bool bluestein = !codegen::hasStockhamPlan(n);
   int length = bluestein ? int(codegen::bluesteinLength(n)) : n;
-  int64_t threads = codegen::stockhamThreads(length);
+  int64_t threads = bluestein ? codegen::bluesteinThreads(length) : codegen::stockhamThreads(length);
   uint32_t rows = bluestein ? 1 : rows_for(threads, n);
   codegen::BluesteinTables tables;
   if (bluestein) tables = codegen::bluesteinTables(n, length, type == 2);
@@ -391,7 +399,7 @@ std::vector<cfloat> run_c2c(const std::vector<cfloat>& x, const std::vector<int>
     if (n <= kMaxInBlockLength && codegen::hasStockhamPlan(n)) {
       run_stockham(n, buffer.get(), buffer.get(), outer * inner, inner, inner, forward);
       data = buffer.read<cfloat>();
-    } else if (n <= kMaxInBlockLength) {
+    } else if (codegen::bluesteinLength(n) <= kMaxInBlockBluestein) {
       run_bluestein(n, buffer.get(), outer * inner, inner, forward);
       data = buffer.read<cfloat>();
     } else if (!fourstep_split(n)) {

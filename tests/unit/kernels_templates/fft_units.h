@@ -14,6 +14,10 @@ namespace spectral::testing {
 
 /// Lengths up to this run in one block (float2 in shared memory: 32 KiB).
 constexpr int kMaxInBlockLength = 4096;
+/// Bluestein runs in one block while its convolution length is at most this
+/// (its two FFTs hold twice the registers: longer ones would not leave two
+/// blocks per SM); longer ones run multi-pass.
+constexpr int kMaxInBlockBluestein = 2048;
 
 /// The Stockham unit for length n: entry(in, out, twiddles, batches,
 /// in_inner, out_inner, forward), one transform per block row.

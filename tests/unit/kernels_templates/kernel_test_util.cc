@@ -79,7 +79,8 @@ void launch(const KernelSource& source, Dim3 grid, Dim3 block, size_t shared_byt
 }
 
 std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
-                                                 const NvrtcOptions& options) {
+                                                 const NvrtcOptions& options,
+                                                 int64_t threads_per_block) {
   static StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
   static const std::vector<NvrtcHeader> headers = [] {
     std::vector<NvrtcHeader> all;
@@ -104,6 +105,9 @@ std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
   EXPECT_EQ(usage->spill_store_bytes, 0) << unit.entry << " on " << options.arch;
   EXPECT_EQ(usage->spill_load_bytes, 0) << unit.entry << " on " << options.arch;
   EXPECT_GT(usage->registers, 0) << unit.entry;
+  EXPECT_LE(2 * usage->registers * threads_per_block, 65536)
+      << unit.entry << " on " << options.arch << ": " << usage->registers << " registers x "
+      << threads_per_block << " threads leave no room for a second block per SM";
   if (std::getenv("SPECTRAL_PRINT_USAGE"))
     std::printf("%s %s: %lld registers, %lld B smem, %lld B stack\n", options.arch.c_str(),
                 unit.entry.c_str(), (long long)usage->registers, (long long)usage->shared_bytes,

@@ -65,10 +65,13 @@ void launch(const KernelSource& source, Dim3 grid, Dim3 block, size_t shared_byt
 /// Compiles `unit` with NVRTC (the embedded templates as in-memory headers)
 /// and checks KERNELS.md's static gate: a CUBIN whose ptxas report names the
 /// entry, with registers and no spill stores or loads. Returns the compiled
-/// kernel for further checks, or nothing after a fatal failure. With
-/// SPECTRAL_PRINT_USAGE set, prints registers, shared memory and stack.
+/// kernel for further checks, or nothing after a fatal failure. Given the
+/// block's thread count, also checks that two blocks fit an SM's 64K
+/// registers. With SPECTRAL_PRINT_USAGE set, prints registers, shared memory
+/// and stack.
 std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
-                                                 const NvrtcOptions& options);
+                                                 const NvrtcOptions& options,
+                                                 int64_t threads_per_block = 0);
 
 /// Doubles rounded to the kernels' float precision.
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& values);
