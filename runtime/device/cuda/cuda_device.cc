@@ -84,6 +84,19 @@ StatusOr<uint64_t> parse_memory_limit(const std::string& text) {
   return uint64_t(value) << shift;
 }
 
+Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version) {
+  int nvrtc_major = 0;
+  size_t space = nvrtc_version.find(' ');
+  if (space != std::string::npos) nvrtc_major = std::atoi(nvrtc_version.c_str() + space + 1);
+  int driver_major = driver_version / 1000;
+  if (nvrtc_major == 0 || driver_major >= nvrtc_major) return Status::ok();
+  return Status::error("the CUDA driver supports CUDA " + std::to_string(driver_major) + "." +
+                       std::to_string(driver_version % 1000 / 10) + " but " + nvrtc_version +
+                       " builds code for CUDA " + std::to_string(nvrtc_major) +
+                       " drivers: update the driver, or set SPECTRAL_NVRTC_PATH to an NVRTC of "
+                       "CUDA " + std::to_string(driver_major) + " or older");
+}
+
 StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
                                                          std::vector<NvrtcHeader> headers) {
   const StatusOr<const CudaDriver*>& loaded = cuda_driver();
@@ -114,6 +127,7 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
   StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
   if (!compiler) return Status::error("CUDA device without a kernel compiler: " +
                                       compiler.status().message());
+  if (Status fits = check_driver_for_nvrtc(version, compiler->version()); !fits) return fits;
 
   CUdevice handle = 0;
   int major = 0, minor = 0;

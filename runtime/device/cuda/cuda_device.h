@@ -35,6 +35,12 @@ struct DeviceMemoryStats {
 /// Bytes from "1048576", "512K", "64M" or "2G" (suffixes are powers of 1024).
 StatusOr<uint64_t> parse_memory_limit(const std::string& text);
 
+/// Whether a driver reporting `driver_version` (cuDriverGetVersion, e.g.
+/// 12040 for CUDA 12.4) can load what NVRTC `nvrtc_version` ("nvrtc 13.0")
+/// builds: CUBIN and PTX need a driver of at least NVRTC's major version.
+/// The error says both versions and what to do.
+Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version);
+
 class CudaDevice final : public Device {
  public:
   /// Device `ordinal`. The error says why there is no GPU: libcuda.so.1 not

@@ -20,6 +20,16 @@ TEST(CudaDevice, CreateSaysWhyThereIsNoGpu) {
   }
 }
 
+TEST(CudaDevice, DriverMustBeAsNewAsNvrtc) {
+  EXPECT_TRUE(check_driver_for_nvrtc(13000, "nvrtc 13.0").is_ok());
+  EXPECT_TRUE(check_driver_for_nvrtc(13020, "nvrtc 13.0").is_ok());
+  Status old = check_driver_for_nvrtc(12040, "nvrtc 13.0");
+  ASSERT_FALSE(old.is_ok());
+  EXPECT_EQ(old.message(),
+            "the CUDA driver supports CUDA 12.4 but nvrtc 13.0 builds code for CUDA 13 drivers: "
+            "update the driver, or set SPECTRAL_NVRTC_PATH to an NVRTC of CUDA 12 or older");
+}
+
 TEST(CudaDevice, ParsesMemoryLimits) {
   EXPECT_EQ(*parse_memory_limit("4096"), 4096u);
   EXPECT_EQ(*parse_memory_limit("512K"), 512u << 10);
