@@ -74,4 +74,46 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
     }
 }
 
+// Even lengths whose half does not fit a block: the same packing around a
+// multi-pass complex FFT of length H over [lines, H] (a real [lines, N]
+// array is that complex array). These are pointwise steps (index i).
+
+/// R2C after the FFT: X[line, k] for k in [0, H], i over [lines, H+1].
+template <typename T>
+struct RealSpectrumFromHalfLoad {
+  const cplx<T>* z;           // [lines, H], the FFT of the packed pairs
+  const cplx<T>* twiddles_n;  // w_N^k, k in [0, H]
+  int h;
+  __device__ __forceinline__ cplx<T> operator()(long long i) const {
+    long long line = i / (h + 1);
+    int k = int(i - line * (h + 1));
+    const cplx<T>* row = z + line * h;
+    cplx<T> a = row[k % h], b = conj(row[(h - k) % h]);
+    cplx<T> even = scale(a + b, T(0.5));
+    cplx<T> odd = quarter_turn<true>(scale(a - b, T(0.5)));
+    return even + twiddles_n[k] * odd;
+  }
+};
+
+/// C2R before the inverse FFT: Z[line, k] for k in [0, H), i over [lines, H],
+/// from the half spectrum [lines, H+1] (DC and Nyquist taken as real).
+template <typename T>
+struct HalfFromRealSpectrumLoad {
+  const cplx<T>* x;
+  const cplx<T>* twiddles_n;
+  int h;
+  __device__ __forceinline__ cplx<T> operator()(long long i) const {
+    long long line = i / h;
+    int k = int(i - line * h);
+    const cplx<T>* row = x + line * (h + 1);
+    cplx<T> a = row[k], b = row[h - k];
+    if (k == 0) {
+      a.im = T(0);
+      b.im = T(0);
+    }
+    b = conj(b);
+    return (a + b) + quarter_turn<false>(conj(twiddles_n[k]) * (a - b));
+  }
+};
+
 }  // namespace spectral_fft

@@ -179,7 +179,8 @@ TEST_P(FftReal, MatchesFftw) {
 
 INSTANTIATE_TEST_SUITE_P(Lengths, FftReal,
                          ::testing::Values(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 15, 16, 22, 27, 30,
-                                           64, 97, 100, 128, 194, 243, 1000, 1024, 4096),
+                                           64, 97, 100, 128, 194, 243, 1000, 1024, 4096, 8192,
+                                           65536, 1 << 20),
                          ::testing::PrintToStringParamName());
 
 struct DctCase {
@@ -251,6 +252,8 @@ std::vector<std::pair<KernelSource, int64_t>> units_to_compile() {
     units.push_back({fourstep_rows_unit(n1, n2), codegen::stockhamThreads(n2)});
   }
   for (const char* step : {"pad", "filter", "finish"}) units.push_back({bluestein_step_unit(step), 256});
+  units.push_back({real_step_unit(true), 256});
+  units.push_back({real_step_unit(false), 256});
   return units;
 }
 

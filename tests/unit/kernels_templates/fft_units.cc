@@ -227,14 +227,31 @@ extern "C" __global__ void fft_fourstep_rows_$N1x$N2(const cplx<float>* in, cplx
           fill("fft_fourstep_rows_$N1x$N2", values)};
 }
 
+KernelSource real_step_unit(bool r2c) {
+  std::map<std::string, std::string> values{{"$KIND", r2c ? "r2c" : "c2r"}};
+  std::string functor = r2c ? "RealSpectrumFromHalfLoad<float>{in, twiddles_n, h}"
+                            : "HalfFromRealSpectrumLoad<float>{in, twiddles_n, h}";
+  return {fill(std::string(kPrelude) + R"(
+extern "C" __global__ void fft_$KIND_unpack(const cplx<float>* in, cplx<float>* out,
+    const cplx<float>* twiddles_n, long long count, int h) {
+  spectral_pointwise::pointwise_map<4, long long>(count, )" + functor + R"(,
+      spectral_pointwise::Write<cplx<float>>{out});
+}
+)",
+               values),
+          fill("fft_$KIND_unpack", values)};
+}
+
 namespace {
 
 /// How a real transform of length n runs: packed into a complex FFT of n/2
 /// (even n whose half has a Stockham plan), as a Stockham FFT of n, or
 /// through Bluestein.
-enum class RealStrategy { kPacked, kStockham, kBluestein };
+enum class RealStrategy { kPacked, kStockham, kBluestein, kPackedMultipass };
 
 RealStrategy real_strategy(int n) {
+  if (n % 2 == 0 && n / 2 > kMaxInBlockLength && fourstep_split(n / 2))
+    return RealStrategy::kPackedMultipass;
   if (n % 2 == 0 && codegen::hasStockhamPlan(n / 2)) return RealStrategy::kPacked;
   return codegen::hasStockhamPlan(n) ? RealStrategy::kStockham : RealStrategy::kBluestein;
 }
@@ -242,7 +259,8 @@ RealStrategy real_strategy(int n) {
 /// The complex transform length a real transform of length n runs.
 int real_fft_length(int n) {
   switch (real_strategy(n)) {
-    case RealStrategy::kPacked: return n / 2;
+    case RealStrategy::kPacked:
+    case RealStrategy::kPackedMultipass: return n / 2;
     case RealStrategy::kStockham: return n;
     case RealStrategy::kBluestein: return int(codegen::bluesteinLength(n));
   }
@@ -295,10 +313,34 @@ extern "C" __global__ void fft_$KIND_$N(const $IN* in, $OUT* out, const cplx<flo
           fill("fft_$KIND_$N", values)};
 }
 
+/// Even lengths whose half needs a multi-pass FFT: pack, FFT, unpack.
+template <typename Out, typename In>
+std::vector<Out> run_real_multipass(bool r2c, const std::vector<In>& x, int batches, int n,
+                                    int64_t out_count) {
+  int h = n / 2;
+  Buffer in(x), twiddles_n(to_float(codegen::fftTwiddles(n, h + 1)));
+  std::vector<cfloat> zeros(size_t(batches) * h);
+  Buffer half(zeros), transformed(zeros), out{std::vector<Out>(out_count)};
+  long long count = (long long)batches * (r2c ? h + 1 : h);
+  uint32_t blocks = uint32_t(std::min<long long>((count + 1023) / 1024, 4096));
+  if (r2c) {
+    run_fourstep(h, in.get(), transformed.get(), batches, 1, true);  // reals as pairs
+    launch(real_step_unit(true), {blocks, 1, 1}, {256, 1, 1}, 0,
+           {&transformed.get(), &out.get(), &twiddles_n.get(), &count, &h});
+  } else {
+    launch(real_step_unit(false), {blocks, 1, 1}, {256, 1, 1}, 0,
+           {&in.get(), &half.get(), &twiddles_n.get(), &count, &h});
+    run_fourstep(h, half.get(), out.get(), batches, 1, false);  // pairs as reals
+  }
+  return out.template read<Out>();
+}
+
 /// Launches the R2C or C2R unit of length n over `batches` lines.
 template <typename Out, typename In>
 std::vector<Out> run_real(bool r2c, const std::vector<In>& x, int batches, int n,
                           int64_t out_count) {
+  if (real_strategy(n) == RealStrategy::kPackedMultipass)
+    return run_real_multipass<Out>(r2c, x, batches, n, out_count);
   int length = real_fft_length(n);
   bool bluestein = real_strategy(n) == RealStrategy::kBluestein;
   int64_t threads = real_threads(n);

@@ -45,6 +45,11 @@ KernelSource r2c_unit(int n);
 /// [batches, n/2+1], out [batches, n].
 KernelSource c2r_unit(int n);
 
+/// The pointwise step around a multi-pass complex FFT of half length for even
+/// real lengths beyond one block: unpacking the spectrum (r2c) or packing it
+/// (c2r): entry(in, out, twiddles_n, count, h).
+KernelSource real_step_unit(bool r2c);
+
 /// R2C / C2R of `batches` contiguous lines of real length n on the host device.
 std::vector<std::complex<float>> run_r2c(const std::vector<float>& x, int batches, int n);
 std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batches, int n);
