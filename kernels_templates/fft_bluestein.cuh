@@ -3,21 +3,15 @@
 // X_k = c_k * sum_n (x_n c_n) conj(c_(k-n)) with c_n = exp(-+ pi i n^2 / N):
 // a convolution, done as FFT_M, a pointwise product with the spectrum of the
 // chirp filter, and an inverse FFT_M, with M >= 2N - 1 a length that has a
-// Stockham plan. The host computes in double: `chirp` (N entries, already
-// conjugated for the inverse direction) and `filter` (M entries: the FFT_M of
-// conj(c) laid out circularly, divided by M so the inverse needs no scaling).
+// Stockham plan (compiler/Planning picks M and the threads). The host
+// computes in double: `chirp` (N entries, already conjugated for the inverse
+// direction) and `filter` (M entries: the FFT_M of conj(c) laid out
+// circularly, divided by M so the inverse needs no scaling).
 #pragma once
 
 #include "fft_stockham.cuh"
 
 namespace spectral_fft {
-
-/// The Bluestein convolution length for N: the smallest power of two >= 2N - 1.
-__host__ __device__ constexpr int bluestein_length(int n) {
-  int m = 1;
-  while (m < 2 * n - 1) m *= 2;
-  return m;
-}
 
 /// Batched FFT of length N through Bluestein, one transform per block row;
 /// `shared` holds blockDim.y * M entries, blockDim.x must be THREADS (the

@@ -12,6 +12,7 @@
 // k in [0, H]. Odd lengths go through a complex FFT of length N instead.
 #pragma once
 
+#include "fft_io.cuh"
 #include "fft_stockham.cuh"
 
 namespace spectral_fft {
@@ -75,38 +76,35 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
 }
 
 // Even lengths whose half does not fit a block: the same packing around a
-// multi-pass complex FFT of length H over [lines, H] (a real [lines, N]
-// array is that complex array). These are pointwise steps (index i).
+// multi-pass complex FFT of length H (PairLoad / PairStore of fft_io.cuh at
+// its ends). Unpacking reads bins k and H - k together, so it is a step of
+// its own: these are the `value` functors of axis_map (fft_multipass.cuh).
 
-/// R2C after the FFT: X[line, k] for k in [0, H], i over [lines, H+1].
+/// R2C after the FFT: X_k for k in [0, H] from Z, the FFT of the packed
+/// pairs, held as [outer, H, inner].
 template <typename T>
-struct RealSpectrumFromHalfLoad {
-  const cplx<T>* z;           // [lines, H], the FFT of the packed pairs
+struct RealSpectrumFromHalf {
+  const cplx<T>* z;
+  AxisLayout layout;          // of z: n = H
   const cplx<T>* twiddles_n;  // w_N^k, k in [0, H]
-  int h;
-  __device__ __forceinline__ cplx<T> operator()(long long i) const {
-    long long line = i / (h + 1);
-    int k = int(i - line * (h + 1));
-    const cplx<T>* row = z + line * h;
-    cplx<T> a = row[k % h], b = conj(row[(h - k) % h]);
+  __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
+    int h = layout.n;
+    cplx<T> a = z[layout.offset(batch, k % h)], b = conj(z[layout.offset(batch, (h - k) % h)]);
     cplx<T> even = scale(a + b, T(0.5));
     cplx<T> odd = quarter_turn<true>(scale(a - b, T(0.5)));
     return even + twiddles_n[k] * odd;
   }
 };
 
-/// C2R before the inverse FFT: Z[line, k] for k in [0, H), i over [lines, H],
-/// from the half spectrum [lines, H+1] (DC and Nyquist taken as real).
-template <typename T>
-struct HalfFromRealSpectrumLoad {
-  const cplx<T>* x;
+/// C2R before the inverse FFT: Z_k for k in [0, H) from the half spectrum
+/// read through `load` (bins [0, H]; DC and Nyquist taken as real).
+template <typename T, typename Load>
+struct HalfFromRealSpectrum {
+  Load load;
   const cplx<T>* twiddles_n;
   int h;
-  __device__ __forceinline__ cplx<T> operator()(long long i) const {
-    long long line = i / h;
-    int k = int(i - line * h);
-    const cplx<T>* row = x + line * (h + 1);
-    cplx<T> a = row[k], b = row[h - k];
+  __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
+    cplx<T> a = load(batch, k), b = load(batch, h - k);
     if (k == 0) {
       a.im = T(0);
       b.im = T(0);

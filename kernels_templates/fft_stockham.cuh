@@ -19,7 +19,9 @@
 namespace spectral_fft {
 
 /// The radices of a length: greedy 8s, then one 4 or 2, then 3, 5, 7.
-/// count == 0 when N has a prime factor above 7 (Bluestein's case).
+/// count == 0 when N has a prime factor above 7 (Bluestein's case). The
+/// planner's stockhamRadices (compiler/Planning/FftTables.h) must agree: a
+/// test compares them for every length a block holds.
 struct Plan {
   int count;
   int radix[32];

@@ -1,9 +1,10 @@
 // matmul.cuh - batched matrix products and FNO channel mixing.
 //
 // matmul: [.., M, K] x [.., K, N] -> [.., M, N] for float, double,
-// cplx<float>, cplx<double>. A block computes a BM x BN tile of one batch
-// entry; K is walked BK at a time through shared memory (A stored k-major so
-// both operands are read along the tile's fast dim), and each of the
+// cplx<float>, cplx<double>, int and long long (wrapping, as the dialect's
+// integers). A block computes a BM x BN tile of one batch entry; K is
+// walked BK at a time through shared memory (A stored k-major so both
+// operands are read along the tile's fast dim), and each of the
 // (BM/TM) x (BN/TN) threads keeps a TM x TN block of results in registers.
 // A thread's rows and columns are strided by the thread grid (rows ty +
 // i*BM/TM, columns tx + j*BN/TN): the shared reads of a warp are broadcasts
@@ -32,6 +33,13 @@ using spectral_fft::cplx;
 /// acc + a * b.
 __device__ __forceinline__ float mac(float acc, float a, float b) { return acc + a * b; }
 __device__ __forceinline__ double mac(double acc, double a, double b) { return acc + a * b; }
+/// Integers wrap modulo 2^bits as the dialect's do: the arithmetic is unsigned (no overflow UB).
+__device__ __forceinline__ int mac(int acc, int a, int b) {
+  return int(unsigned(acc) + unsigned(a) * unsigned(b));
+}
+__device__ __forceinline__ long long mac(long long acc, long long a, long long b) {
+  return (long long)((unsigned long long)acc + (unsigned long long)a * (unsigned long long)b);
+}
 template <typename T>
 __device__ __forceinline__ cplx<T> mac(cplx<T> acc, cplx<T> a, cplx<T> b) {
   acc.re = acc.re + a.re * b.re - a.im * b.im;

@@ -27,6 +27,12 @@
 //                        [chunk * CHUNK, min(count, (chunk + 1) * CHUNK)) of tensor)
 // A tensor of count elements has ceil(count / CHUNK) chunks (none when empty).
 // CHUNK is a multiple of 4, so every chunk of an aligned tensor starts aligned.
+//
+// The functional form (sgd_streams, adam_streams): one tensor whose pointers
+// are the kernel's own arguments, read from param, m, v and written to
+// new_param, new_m, new_v, so a graph's step (param in, new param out) moves
+// the same floor with no copy. Codegen uses it: buffer addresses exist only
+// in the executor, so a device table would need a setup launch per step.
 #pragma once
 
 namespace spectral_optimizer {
@@ -115,6 +121,60 @@ __device__ __forceinline__ bool aligned_to(const void* address, unsigned int byt
   return reinterpret_cast<unsigned long long>(address) % bytes == 0;
 }
 
+/// Runs `update` over the n elements of one piece of a tensor: param, m, v
+/// read from p, m, v and written to new_p, new_m, new_v (the same pointers
+/// for an update in place), grad from g times `scale`. The calling thread
+/// takes elements first, first + stride, ... (in 16-byte packs when every
+/// pointer is aligned for them).
+template <typename T, int C, bool USES_M, bool USES_V, typename Update>
+__device__ __forceinline__ void apply_range(const T* p, const T* g, const T* m, const T* v,
+                                            T* new_p, T* new_m, T* new_v, int n, T scale,
+                                            const Update& update, int first, int stride) {
+  constexpr int K = 16 / int(sizeof(T) * C);  // elements per 16-byte pack of param
+  static_assert(K >= 1 && 16 % (sizeof(T) * C) == 0, "T must be float or double");
+  typedef Pack<T, K * C> Wide;  // K elements of param, grad, m
+  typedef Pack<T, K> Narrow;    // K elements of v
+  const bool packs =
+      aligned_to(p, sizeof(Wide)) && aligned_to(g, sizeof(Wide)) &&
+      aligned_to(new_p, sizeof(Wide)) &&
+      (!USES_M || (aligned_to(m, sizeof(Wide)) && aligned_to(new_m, sizeof(Wide)))) &&
+      (!USES_V || (aligned_to(v, sizeof(Narrow)) && aligned_to(new_v, sizeof(Narrow))));
+  const int packed = packs ? n - n % K : 0;
+
+  for (int i = first * K; i < packed; i += stride * K) {
+    Wide pw = *reinterpret_cast<const Wide*>(p + i * C);
+    Wide gw = *reinterpret_cast<const Wide*>(g + i * C);
+    Wide mw = {};
+    Narrow vw = {};
+    if (USES_M) mw = *reinterpret_cast<const Wide*>(m + i * C);
+    if (USES_V) vw = *reinterpret_cast<const Narrow*>(v + i);
+#pragma unroll
+    for (int k = 0; k < K * C; ++k) gw.x[k] *= scale;
+#pragma unroll
+    for (int k = 0; k < K; ++k) update(pw.x + k * C, gw.x + k * C, mw.x + k * C, vw.x[k]);
+    *reinterpret_cast<Wide*>(new_p + i * C) = pw;
+    if (USES_M) *reinterpret_cast<Wide*>(new_m + i * C) = mw;
+    if (USES_V) *reinterpret_cast<Narrow*>(new_v + i) = vw;
+  }
+  for (int i = packed + first; i < n; i += stride) {
+    T pe[C], ge[C], me[C], ve = T(0);
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+      pe[k] = p[i * C + k];
+      ge[k] = g[i * C + k] * scale;
+      me[k] = USES_M ? m[i * C + k] : T(0);
+    }
+    if (USES_V) ve = v[i];
+    update(pe, ge, me, ve);
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+      new_p[i * C + k] = pe[k];
+      if (USES_M) new_m[i * C + k] = me[k];
+    }
+    if (USES_V) new_v[i] = ve;
+  }
+}
+
 /// Runs `update` (SgdUpdate or AdamUpdate) over every element of every
 /// chunk: T the real type, C = 2 for complex tensors; USES_M / USES_V say
 /// which of m and v are read and written.
@@ -123,61 +183,78 @@ __device__ __forceinline__ void multi_tensor_apply(const OptimizerTensor<T>* __r
                                                    const OptimizerChunk* __restrict__ chunks,
                                                    int num_chunks, const T* clip_scale,
                                                    const Update& update) {
-  constexpr int K = 16 / int(sizeof(T) * C);  // elements per 16-byte pack of param
-  static_assert(K >= 1 && 16 % (sizeof(T) * C) == 0, "T must be float or double");
   static_assert(CHUNK > 0 && CHUNK % 4 == 0, "CHUNK must be a positive multiple of 4");
-  typedef Pack<T, K * C> Wide;  // K elements of param, grad, m
-  typedef Pack<T, K> Narrow;    // K elements of v
   const T scale = clip_scale ? *clip_scale : T(1);
-  const int first = int(threadIdx.x), stride = int(blockDim.x);
-
   for (int c = int(blockIdx.x); c < num_chunks; c += int(gridDim.x)) {
     const OptimizerChunk chunk = chunks[c];
     const OptimizerTensor<T> tensor = tensors[chunk.tensor];
     const long long start = (long long)chunk.chunk * CHUNK;
     const int n = tensor.count - start < CHUNK ? int(tensor.count - start) : CHUNK;
-    T* __restrict__ p = assume_global(tensor.param + start * C);
-    const T* __restrict__ g = assume_global(tensor.grad + start * C);
-    T* __restrict__ m = USES_M ? assume_global(tensor.m + start * C) : nullptr;
-    T* __restrict__ v = USES_V ? assume_global(tensor.v + start) : nullptr;
-    const bool packs = aligned_to(p, sizeof(Wide)) && aligned_to(g, sizeof(Wide)) &&
-                       (!USES_M || aligned_to(m, sizeof(Wide))) &&
-                       (!USES_V || aligned_to(v, sizeof(Narrow)));
-    const int packed = packs ? n - n % K : 0;
-
-    for (int i = first * K; i < packed; i += stride * K) {
-      Wide pw = *reinterpret_cast<const Wide*>(p + i * C);
-      Wide gw = *reinterpret_cast<const Wide*>(g + i * C);
-      Wide mw = {};
-      Narrow vw = {};
-      if (USES_M) mw = *reinterpret_cast<const Wide*>(m + i * C);
-      if (USES_V) vw = *reinterpret_cast<const Narrow*>(v + i);
-#pragma unroll
-      for (int k = 0; k < K * C; ++k) gw.x[k] *= scale;
-#pragma unroll
-      for (int k = 0; k < K; ++k) update(pw.x + k * C, gw.x + k * C, mw.x + k * C, vw.x[k]);
-      *reinterpret_cast<Wide*>(p + i * C) = pw;
-      if (USES_M) *reinterpret_cast<Wide*>(m + i * C) = mw;
-      if (USES_V) *reinterpret_cast<Narrow*>(v + i) = vw;
-    }
-    for (int i = packed + first; i < n; i += stride) {
-      T pe[C], ge[C], me[C], ve = T(0);
-#pragma unroll
-      for (int k = 0; k < C; ++k) {
-        pe[k] = p[i * C + k];
-        ge[k] = g[i * C + k] * scale;
-        me[k] = USES_M ? m[i * C + k] : T(0);
-      }
-      if (USES_V) ve = v[i];
-      update(pe, ge, me, ve);
-#pragma unroll
-      for (int k = 0; k < C; ++k) {
-        p[i * C + k] = pe[k];
-        if (USES_M) m[i * C + k] = me[k];
-      }
-      if (USES_V) v[i] = ve;
-    }
+    T* p = assume_global(tensor.param + start * C);
+    T* m = USES_M ? assume_global(tensor.m + start * C) : nullptr;
+    T* v = USES_V ? assume_global(tensor.v + start) : nullptr;
+    apply_range<T, C, USES_M, USES_V>(p, assume_global(tensor.grad + start * C), m, v, p, m, v, n,
+                                      scale, update, int(threadIdx.x), int(blockDim.x));
   }
+}
+
+/// One tensor of the functional form: inputs param, grad, m, v and outputs
+/// new_param, new_m, new_v, all distinct (m, new_m, v, new_v null when
+/// unused), of count elements.
+template <typename T>
+struct OptimizerStreams {
+  const T* param;
+  const T* grad;
+  const T* m;
+  const T* v;
+  T* new_param;
+  T* new_m;
+  T* new_v;
+  long long count;
+};
+
+/// Runs `update` over one tensor of the functional form: block b takes
+/// chunks b, b + gridDim.x, ... of CHUNK elements.
+template <typename T, int C, bool USES_M, bool USES_V, int CHUNK, typename Update>
+__device__ __forceinline__ void streams_apply(const OptimizerStreams<T>& s, const T* clip_scale,
+                                              const Update& update) {
+  static_assert(CHUNK > 0 && CHUNK % 4 == 0, "CHUNK must be a positive multiple of 4");
+  const T scale = clip_scale ? *clip_scale : T(1);
+  for (long long start = (long long)blockIdx.x * CHUNK; start < s.count;
+       start += (long long)gridDim.x * CHUNK) {
+    const int n = s.count - start < CHUNK ? int(s.count - start) : CHUNK;
+    apply_range<T, C, USES_M, USES_V>(
+        assume_global(s.param + start * C), assume_global(s.grad + start * C),
+        USES_M ? assume_global(s.m + start * C) : nullptr,
+        USES_V ? assume_global(s.v + start) : nullptr, assume_global(s.new_param + start * C),
+        USES_M ? assume_global(s.new_m + start * C) : nullptr,
+        USES_V ? assume_global(s.new_v + start) : nullptr, n, scale, update, int(threadIdx.x),
+        int(blockDim.x));
+  }
+}
+
+/// The SgdUpdate of the hyperparameters, rounded to T.
+template <typename T, int C, bool VELOCITY, bool NESTEROV>
+__device__ __forceinline__ SgdUpdate<T, C, VELOCITY, NESTEROV> make_sgd_update(
+    double lr, double momentum, double weight_decay) {
+  return SgdUpdate<T, C, VELOCITY, NESTEROV>{T(lr), T(momentum), T(weight_decay)};
+}
+
+/// The AdamUpdate of the hyperparameters: the derived coefficients in double,
+/// then rounded to T.
+template <typename T, int C, bool DECOUPLED>
+__device__ __forceinline__ AdamUpdate<T, C, DECOUPLED> make_adam_update(
+    double lr, double beta1, double beta2, double eps, double weight_decay,
+    double bias_correction1, double bias_correction2) {
+  return AdamUpdate<T, C, DECOUPLED>{T(beta1),
+                                     T(1.0 - beta1),
+                                     T(beta2),
+                                     T(1.0 - beta2),
+                                     T(weight_decay),
+                                     T(1.0 - lr * weight_decay),
+                                     T(lr / bias_correction1),
+                                     T(1.0 / sqrt(bias_correction2)),
+                                     T(eps)};
 }
 
 /// sgd_step over every tensor of the table: T float or double, COMPLEX for
@@ -189,8 +266,9 @@ __device__ __forceinline__ void sgd_multi_tensor(const OptimizerTensor<T>* tenso
                                                  const T* clip_scale, double lr, double momentum,
                                                  double weight_decay) {
   constexpr int C = COMPLEX ? 2 : 1;
-  const SgdUpdate<T, C, VELOCITY, NESTEROV> update{T(lr), T(momentum), T(weight_decay)};
-  multi_tensor_apply<T, C, VELOCITY, false, CHUNK>(tensors, chunks, num_chunks, clip_scale, update);
+  multi_tensor_apply<T, C, VELOCITY, false, CHUNK>(
+      tensors, chunks, num_chunks, clip_scale,
+      make_sgd_update<T, C, VELOCITY, NESTEROV>(lr, momentum, weight_decay));
 }
 
 /// adam_step (AdamW when DECOUPLED) over every tensor of the table, with
@@ -203,16 +281,33 @@ __device__ __forceinline__ void adam_multi_tensor(const OptimizerTensor<T>* tens
                                                   double bias_correction1,
                                                   double bias_correction2) {
   constexpr int C = COMPLEX ? 2 : 1;
-  const AdamUpdate<T, C, DECOUPLED> update{T(beta1),
-                                           T(1.0 - beta1),
-                                           T(beta2),
-                                           T(1.0 - beta2),
-                                           T(weight_decay),
-                                           T(1.0 - lr * weight_decay),
-                                           T(lr / bias_correction1),
-                                           T(1.0 / sqrt(bias_correction2)),
-                                           T(eps)};
-  multi_tensor_apply<T, C, true, true, CHUNK>(tensors, chunks, num_chunks, clip_scale, update);
+  multi_tensor_apply<T, C, true, true, CHUNK>(
+      tensors, chunks, num_chunks, clip_scale,
+      make_adam_update<T, C, DECOUPLED>(lr, beta1, beta2, eps, weight_decay, bias_correction1,
+                                        bias_correction2));
+}
+
+/// sgd_step on one tensor of the functional form (velocity streams unused
+/// and null without VELOCITY).
+template <typename T, bool COMPLEX, bool VELOCITY, bool NESTEROV, int CHUNK>
+__device__ __forceinline__ void sgd_streams(const OptimizerStreams<T>& tensor, const T* clip_scale,
+                                            double lr, double momentum, double weight_decay) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  streams_apply<T, C, VELOCITY, false, CHUNK>(
+      tensor, clip_scale, make_sgd_update<T, C, VELOCITY, NESTEROV>(lr, momentum, weight_decay));
+}
+
+/// adam_step (AdamW when DECOUPLED) on one tensor of the functional form.
+template <typename T, bool COMPLEX, bool DECOUPLED, int CHUNK>
+__device__ __forceinline__ void adam_streams(const OptimizerStreams<T>& tensor, const T* clip_scale,
+                                             double lr, double beta1, double beta2, double eps,
+                                             double weight_decay, double bias_correction1,
+                                             double bias_correction2) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  streams_apply<T, C, true, true, CHUNK>(
+      tensor, clip_scale,
+      make_adam_update<T, C, DECOUPLED>(lr, beta1, beta2, eps, weight_decay, bias_correction1,
+                                        bias_correction2));
 }
 
 }  // namespace spectral_optimizer

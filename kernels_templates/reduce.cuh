@@ -17,10 +17,15 @@
 // Ops are small structs: identity(), operator()(a, b) (associative and
 // commutative) and finish(acc, count) (the mean's division). Values are
 // read through a Load functor and results written through a Store functor:
-// the fusion hooks, as in the FFT templates.
+// the fusion hooks, as in the FFT templates. Sum and Mean also take
+// cplx<T> accumulators (complex sums shuffle their two parts).
 #pragma once
 
+#include "fft_complex.cuh"
+
 namespace spectral_reduce {
+
+using spectral_fft::cplx;
 
 constexpr unsigned int kFullWarp = 0xffffffffu;
 
@@ -65,6 +70,22 @@ struct Mean : Sum<A> {
   __device__ __forceinline__ A finish(A acc, long long count) const { return acc / A(count); }
 };
 
+/// Complex sums: zero and the mean's division per part (cplx is an aggregate).
+template <typename T>
+struct Sum<cplx<T>> {
+  __device__ __forceinline__ cplx<T> identity() const {
+    return spectral_fft::make_cplx(T(0), T(0));
+  }
+  __device__ __forceinline__ cplx<T> operator()(cplx<T> a, cplx<T> b) const { return a + b; }
+  __device__ __forceinline__ cplx<T> finish(cplx<T> acc, long long) const { return acc; }
+};
+template <typename T>
+struct Mean<cplx<T>> : Sum<cplx<T>> {
+  __device__ __forceinline__ cplx<T> finish(cplx<T> acc, long long count) const {
+    return spectral_fft::make_cplx(acc.re / T(count), acc.im / T(count));
+  }
+};
+
 /// Maximum that propagates NaN (as numpy and PyTorch do); -inf for no elements.
 template <typename A>
 struct Max {
@@ -78,6 +99,11 @@ struct Max {
 template <typename V>
 __device__ __forceinline__ V shuffle_xor(V value, int lane_mask) {
   return __shfl_xor_sync(kFullWarp, value, lane_mask);
+}
+template <typename T>
+__device__ __forceinline__ cplx<T> shuffle_xor(cplx<T> value, int lane_mask) {
+  return spectral_fft::make_cplx(shuffle_xor(value.re, lane_mask),
+                                 shuffle_xor(value.im, lane_mask));
 }
 
 /// Reduces `value` over aligned groups of WIDTH lanes (a power of two up to

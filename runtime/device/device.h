@@ -43,6 +43,10 @@ class Device {
   virtual Status release(void* pointer) = 0;
   virtual Status copy_to_device(void* device_dst, const void* host_src, size_t bytes) = 0;
   virtual Status copy_to_host(void* host_dst, const void* device_src, size_t bytes) = 0;
+  /// Device-to-device copy, ordered with the launches.
+  virtual Status copy_on_device(void* device_dst, const void* device_src, size_t bytes) = 0;
+  /// Sets `bytes` bytes at `device_dst` to zero, ordered with the launches.
+  virtual Status fill_zero(void* device_dst, size_t bytes) = 0;
 
   /// Compiles (through the kernel cache) and loads a kernel.
   virtual StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) = 0;

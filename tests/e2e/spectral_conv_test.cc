@@ -2,6 +2,8 @@
 // computed here with FFTW in double precision.
 #include "runtime/tensor/npy.h"
 
+#include "tests/e2e/run_command.h"
+
 #include <gtest/gtest.h>
 #include <fftw3.h>
 
@@ -13,6 +15,8 @@
 #include <random>
 #include <string>
 #include <unistd.h>
+
+using spectral::testing::run_command;
 
 namespace {
 
@@ -38,17 +42,6 @@ spectral::NpyArray make_array(spectral::NpyDtype dtype, std::vector<int64_t> sha
 void write(const std::string& path, const spectral::NpyArray& array) {
   std::string error;
   ASSERT_TRUE(spectral::write_npy(path, array, &error)) << error;
-}
-
-/// Runs a command; returns its exit status and fills `output` with stdout+stderr.
-int run(const std::string& command, std::string* output) {
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return -1;
-  char buffer[4096];
-  size_t n;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) output->append(buffer, n);
-  int status = pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /// The FNO layer of the example, in double, with FFTW.
@@ -105,7 +98,7 @@ TEST(SpectralRunE2E, FnoLayerMatchesFftw) {
   std::string command = std::string(SPECTRAL_RUN) + " " SPECTRAL_SOURCE_DIR "/examples/spectral_conv.mlir" +
                         " --input=@" + dir + "/x.npy --input=@" + dir + "/w.npy --input=@" + dir +
                         "/bias.npy --output=@" + dir + "/y.npy";
-  ASSERT_EQ(run(command, &output), 0) << command << "\n" << output;
+  ASSERT_EQ(run_command(command, &output), 0) << command << "\n" << output;
 
   spectral::NpyArray y;
   std::string error;
@@ -131,7 +124,7 @@ TEST(SpectralRunE2E, WrongInputShapeNamesTheArgument) {
   std::string output;
   std::string command = std::string(SPECTRAL_RUN) + " " SPECTRAL_SOURCE_DIR
                         "/examples/spectral_conv.mlir --input=@" + dir + "/small.npy --random-inputs";
-  EXPECT_EQ(run(command, &output), 1);
+  EXPECT_EQ(run_command(command, &output), 1);
   EXPECT_NE(output.find("argument #0 must be tensor<4x8x128xf32>"), std::string::npos) << output;
   EXPECT_NE(output.find("holds float32 of shape (3)"), std::string::npos) << output;
   std::system(("rm -rf " + dir).c_str());

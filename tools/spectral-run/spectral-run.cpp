@@ -1,11 +1,16 @@
 //===- spectral-run.cpp - run a spectral graph on .npy inputs -------------===//
 //
 // spectral-run FILE.mlir --function=NAME --input=@a.npy ... --output=@o.npy
-// Runs the function with the reference evaluator (double precision).
+// Compiles the function into kernels and runs them on a device (CUDA, or the
+// host when there is no GPU), or runs it with the reference evaluator
+// (--device=reference); --validate checks a device run against the reference.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/API/Jit.h"
+#include "compiler/API/Validate.h"
 #include "compiler/Reference/Evaluator.h"
 #include "dialects/spectral/IR/SpectralOps.h"
+#include "runtime/program/kernel_dump.h"
 #include "runtime/tensor/npy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +25,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -53,6 +61,28 @@ llvm::cl::opt<bool> randomInputs(
                    "parts uniform in [-1, 1), integers in [0, 10)"));
 llvm::cl::opt<uint64_t> seed("seed", llvm::cl::desc("seed for --random-inputs"),
                              llvm::cl::init(0), llvm::cl::cat(category));
+llvm::cl::opt<std::string> deviceName(
+    "device", llvm::cl::init("auto"), llvm::cl::cat(category),
+    llvm::cl::desc("auto (CUDA when a driver and GPU exist, else host), cuda, host, or "
+                   "reference (the double-precision evaluator, no kernels)"));
+llvm::cl::opt<bool> validate(
+    "validate", llvm::cl::cat(category),
+    llvm::cl::desc("also run the reference evaluator and compare every result; exit "
+                   "status 3 when one is off by more than the tolerance"));
+llvm::cl::opt<double> validateTolerance(
+    "validate-tolerance", llvm::cl::init(0), llvm::cl::cat(category),
+    llvm::cl::desc("largest max-abs-error / max|reference| that passes (default 1e-4 "
+                   "for 32-bit results, 1e-10 for 64-bit)"));
+llvm::cl::opt<unsigned> benchmark(
+    "benchmark", llvm::cl::init(0), llvm::cl::cat(category),
+    llvm::cl::desc("run N times; print compile time (kernels from the memory cache, disk "
+                   "cache or compiled), min and median run time, bytes moved per run"));
+llvm::cl::opt<std::string> dumpKernels(
+    "dump-kernels", llvm::cl::cat(category),
+    llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
+                   "DIR (default: $SPECTRAL_DUMP_DIR when set)"));
+llvm::cl::opt<std::string> dumpArch("dump-arch", llvm::cl::init("sm_90"), llvm::cl::cat(category),
+                                    llvm::cl::desc("architecture of the dump: sm_80 or sm_90"));
 
 /// "1 argument", "2 arguments".
 std::string count(size_t n, const char *noun) {
@@ -201,6 +231,104 @@ void printNested(llvm::raw_ostream &os, const Tensor &t, size_t dim,
   os << "]";
 }
 
+
+bool validationFailed = false;
+
+double milliseconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double, std::milli>(d).count();
+}
+
+/// Compiles @function for the chosen device, runs it on `arguments`, and
+/// handles --validate, --benchmark and --dump-kernels. Returns the exit status.
+int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor> &arguments,
+                std::vector<Tensor> &results) {
+  if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
+    return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
+  ::spectral::StatusOr<std::unique_ptr<::spectral::Device>> device =
+      ::spectral::create_device(deviceName);
+  if (!device)
+    return fail("--device=" + deviceName + ": " + device.status().message());
+  // Codegen simplifies its own copy: the reference runs the graph as written.
+  OwningOpRef<ModuleOp> copy(module.clone());
+  ::spectral::JitOptions options;
+  options.function = functionName;
+  auto start = std::chrono::steady_clock::now();
+  llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(*copy, options);
+  if (!program)
+    return fail(llvm::toString(program.takeError()));
+  auto codegenEnd = std::chrono::steady_clock::now();
+  std::string dumpDir = dumpKernels;
+  if (dumpDir.empty())
+    if (const char *env = std::getenv("SPECTRAL_DUMP_DIR"); env && *env)
+      dumpDir = env;
+  if (!dumpDir.empty()) {
+    ::spectral::StatusOr<std::string> summary =
+        ::spectral::dump_kernels(*program, {dumpDir, dumpArch});
+    if (!summary)
+      return fail("--dump-kernels=" + dumpDir + ": " + summary.status().message());
+    llvm::errs() << summary.value();
+  }
+  ::spectral::LoadStats stats;
+  ::spectral::StatusOr<std::unique_ptr<::spectral::Executable>> executable =
+      ::spectral::Executable::load(std::move(*program), **device, &stats);
+  if (!executable)
+    return fail(executable.status().message());
+  std::vector<::spectral::HostTensor> inputs, outputs;
+  for (const Tensor &t : arguments)
+    inputs.push_back(::spectral::toHostTensor(t));
+  if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
+    return fail(status.message());
+  for (const ::spectral::HostTensor &out : outputs)
+    results.push_back(::spectral::toReferenceTensor(out));
+
+  if (benchmark) {
+    const ::spectral::Program &p = (*executable)->program();
+    llvm::errs() << llvm::format(
+        "compile: %.1f ms (codegen %.1f ms, load %.1f ms); %d kernel%s: %llu from the "
+        "memory cache, %llu from the disk cache, %llu compiled\n",
+        milliseconds(codegenEnd - start) + stats.seconds * 1e3,
+        milliseconds(codegenEnd - start), stats.seconds * 1e3, stats.kernels,
+        stats.kernels == 1 ? "" : "s", (unsigned long long)stats.memory_hits, (unsigned long long)stats.disk_hits,
+        (unsigned long long)stats.compiles);
+    std::vector<double> times;
+    for (unsigned r = 0; r < benchmark; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
+        return fail(status.message());
+      times.push_back(milliseconds(std::chrono::steady_clock::now() - t0));
+    }
+    std::sort(times.begin(), times.end());
+    double bytes = double(p.bytes_moved());
+    llvm::errs() << llvm::format(
+        "run on %s: min %.3f ms, median %.3f ms over %u runs; %.0f bytes moved per run "
+        "by kernels and device copies (%.2f GB/s at the min; a run also copies inputs in and "
+        "results out)\n",
+        (*device)->name().c_str(), times.front(), times[times.size() / 2], unsigned(benchmark),
+        bytes, bytes / (times.front() * 1e6));
+  }
+
+  if (validate) {
+    llvm::Expected<std::vector<Tensor>> expected =
+        ::spectral::reference::evaluate(function, arguments);
+    if (!expected)
+      return fail("--validate: the reference evaluator failed: " +
+                  llvm::toString(expected.takeError()));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      double tolerance = validateTolerance > 0
+                             ? double(validateTolerance)
+                             : ::spectral::defaultTolerance(outputs[i].dtype);
+      ::spectral::Agreement a =
+          ::spectral::compareWithReference(outputs[i], (*expected)[i], tolerance);
+      validationFailed |= !a.pass;
+      llvm::errs() << llvm::format(
+          "validate result #%zu %s: max abs error %.3g, relative %.3g (tolerance %.3g)%s: %s\n",
+          i, outputs[i].type_string().c_str(), a.maxAbsError, a.relative, tolerance,
+          a.nanMismatch ? ", NaN/inf/integer mismatch" : "", a.pass ? (const char *)"PASS" : (const char *)"FAIL");
+    }
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -299,13 +427,24 @@ int main(int argc, char **argv) {
     arguments.push_back(std::move(tensor));
   }
 
-  llvm::Expected<std::vector<Tensor>> results =
-      ::spectral::reference::evaluate(function, arguments);
-  if (!results)
-    return fail(llvm::toString(results.takeError()));
+  std::vector<Tensor> results;
+  if (deviceName == "reference") {
+    if (validate || benchmark || !dumpKernels.empty())
+      return fail("--validate, --benchmark and --dump-kernels need a device that runs "
+                  "kernels (auto, cuda or host)");
+    llvm::Expected<std::vector<Tensor>> evaluated =
+        ::spectral::reference::evaluate(function, arguments);
+    if (!evaluated)
+      return fail(llvm::toString(evaluated.takeError()));
+    results = std::move(*evaluated);
+  } else {
+    int status = runOnDevice(*module, function, arguments, results);
+    if (status != 0)
+      return status;
+  }
 
-  for (size_t i = 0; i < results->size(); ++i) {
-    const Tensor &t = (*results)[i];
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Tensor &t = results[i];
     if (outputs.empty()) {
       llvm::outs() << "result #" << i << ": " << t.typeString() << "\n";
       printNested(llvm::outs(), t, 0, 0, t.size(), t.size() > 1000);
@@ -315,5 +454,5 @@ int main(int argc, char **argv) {
     if (!::spectral::write_npy(outputs[i].substr(1), toNpy(t), &error))
       return fail("result #" + llvm::Twine(i) + ": " + error);
   }
-  return 0;
+  return validationFailed ? 3 : 0;
 }

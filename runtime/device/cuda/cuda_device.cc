@@ -234,6 +234,26 @@ Status CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t b
                           last_launched_ + "')");
 }
 
+Status CudaDevice::copy_on_device(void* device_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  ScopedContext current(*context_);
+  CUresult result = context_->driver.cuMemcpyDtoDAsync_v2(
+      device_pointer(device_dst), device_pointer(device_src), bytes, context_->stream);
+  if (!result) return Status::ok();
+  return driver_error(context_->driver, result,
+                      "cuMemcpyDtoDAsync_v2 of " + std::to_string(bytes) + " bytes on " + name_);
+}
+
+Status CudaDevice::fill_zero(void* device_dst, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  ScopedContext current(*context_);
+  CUresult result =
+      context_->driver.cuMemsetD8Async(device_pointer(device_dst), 0, bytes, context_->stream);
+  if (!result) return Status::ok();
+  return driver_error(context_->driver, result,
+                      "cuMemsetD8Async of " + std::to_string(bytes) + " bytes on " + name_);
+}
+
 StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
   NvrtcOptions options;
   options.arch = arch_;

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,11 +84,46 @@ std::string describe_exit(int status) {
   return "wait status " + std::to_string(status);
 }
 
+/// The file `program` runs (searched on PATH like posix_spawnp, symlinks
+/// resolved) with its size and modification time, or "" when not found.
+std::string executable_identity(const std::string& program) {
+  std::vector<std::string> candidates;
+  if (program.find('/') != std::string::npos) {
+    candidates.push_back(program);
+  } else if (const char* path = std::getenv("PATH")) {
+    std::istringstream dirs(path);
+    for (std::string dir; std::getline(dirs, dir, ':');)
+      candidates.push_back((dir.empty() ? "." : dir) + "/" + program);
+  }
+  for (const std::string& candidate : candidates) {
+    std::error_code error;
+    fs::path resolved = fs::canonical(candidate, error);
+    struct stat info;
+    if (error || stat(resolved.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+        access(resolved.c_str(), X_OK) != 0)
+      continue;
+    return resolved.string() + " (" + std::to_string(info.st_size) + " bytes, modified " +
+           std::to_string(info.st_mtim.tv_sec) + "." + std::to_string(info.st_mtim.tv_nsec) + ")";
+  }
+  return "";
+}
+
 StatusOr<HostCompiler> probe_compiler() {
   HostCompiler compiler;
   const char* configured = std::getenv("SPECTRAL_HOST_CXX");
   std::istringstream words(configured != nullptr && *configured != '\0' ? configured : "c++");
   for (std::string word; words >> word;) compiler.command.push_back(word);
+  // A plain compiler is known by its file: no process is started, so a warm
+  // cache never runs the compiler. A command with a wrapper or flags
+  // ("ccache g++", "g++ -fsanitize=address") is asked for its --version.
+  if (compiler.command.size() == 1) {
+    std::string identity = executable_identity(compiler.command[0]);
+    if (identity.empty())
+      return Status::error("host compiler '" + compiler.command[0] +
+                           "' not found on PATH (set SPECTRAL_HOST_CXX to a C++17 compiler)");
+    compiler.version = compiler.command[0] + ": " + identity;
+    return compiler;
+  }
   StatusOr<std::string> dir = make_work_dir("spectral-host-probe");
   if (!dir) return dir.status();
   const std::string output = *dir + "/version.txt";

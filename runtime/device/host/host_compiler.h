@@ -16,7 +16,8 @@ namespace spectral::host {
 
 struct HostCompiler {
   std::vector<std::string> command;  // program and leading arguments
-  std::string version;  // the command and the first line of its `--version`: part of the cache key
+  std::string version;  // part of the cache key: the command and its file (path, size, mtime),
+                       // or for a command with a wrapper or flags the first line of --version
 };
 
 /// The configured compiler, probed once per process; the error says what

@@ -168,6 +168,22 @@ Status HostDevice::copy_to_host(void* host_dst, const void* device_src, size_t b
   return Status::ok();
 }
 
+Status HostDevice::copy_on_device(void* device_dst, const void* device_src, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  if (device_dst == nullptr || device_src == nullptr) {
+    return Status::error("host device: copy_on_device with a null pointer");
+  }
+  std::memmove(device_dst, device_src, bytes);
+  return Status::ok();
+}
+
+Status HostDevice::fill_zero(void* device_dst, size_t bytes) {
+  if (bytes == 0) return Status::ok();
+  if (device_dst == nullptr) return Status::error("host device: fill_zero of a null pointer");
+  std::memset(device_dst, 0, bytes);
+  return Status::ok();
+}
+
 StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& source) {
   if (!is_identifier(source.entry)) {
     return Status::error("kernel entry '" + source.entry + "' is not a C identifier");

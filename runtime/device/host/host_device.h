@@ -42,6 +42,8 @@ class HostDevice final : public Device {
   Status release(void* pointer) override;
   Status copy_to_device(void* device_dst, const void* host_src, size_t bytes) override;
   Status copy_to_host(void* host_dst, const void* device_src, size_t bytes) override;
+  Status copy_on_device(void* device_dst, const void* device_src, size_t bytes) override;
+  Status fill_zero(void* device_dst, size_t bytes) override;
   StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                 void** args) override;

@@ -65,15 +65,27 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 // RUN:   | FileCheck %s --check-prefix=OUTS
 // OUTS: @double returns 1 result but 2 --output were given
 
-// Errors at run time name the op and its location.
-// RUN: not spectral-run %s --function=out_of_range 2>&1 | FileCheck %s --check-prefix=RANGE
-// RANGE: spectral-run.mlir:[[@LINE+4]]:{{[0-9]+}}: 'spectral.gather': index 9 is out of range [0, 4)
+// Errors at run time name the op and its location, in the evaluator and in kernels.
+// RUN: not spectral-run %s --function=out_of_range --device=reference 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: spectral-run.mlir:[[@LINE+6]]:{{[0-9]+}}: 'spectral.gather': index 9 is out of range [0, 4)
+// RUN: not spectral-run %s --function=out_of_range --device=host 2>&1 | FileCheck %s --check-prefix=RANGE-HOST
+// RANGE-HOST: error: spectral.gather ({{.*}}spectral-run.mlir:[[@LINE+4]]:8): index out of range [0, 4) (-1 marks an empty slot) (at position 0)
 func.func @out_of_range() -> tensor<1xf32> {
   %x = spectral.constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
   %i = spectral.constant dense<[9]> : tensor<1xi64>
   %y = spectral.gather %x[%i] : tensor<4xf32>, tensor<1xi64>
   return %y : tensor<1xf32>
 }
+
+// Devices, validation and benchmarks.
+// RUN: not spectral-run %s --function=double --random-inputs --device=bogus 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: spectral-run: error: --device=bogus: expected auto, cuda, host or reference
+// RUN: not spectral-run %s --function=double --random-inputs --device=reference --validate 2>&1 | FileCheck %s --check-prefix=REFVALIDATE
+// REFVALIDATE: --validate, --benchmark and --dump-kernels need a device that runs kernels
+// RUN: spectral-run %s --function=double --random-inputs --device=host --validate --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
+// BENCH: compile: {{[0-9.]+}} ms (codegen {{[0-9.]+}} ms, load {{[0-9.]+}} ms); 1 kernel: {{[0-9]+}} from the memory cache, {{[0-9]+}} from the disk cache, {{[0-9]+}} compiled
+// BENCH: run on host ({{[0-9]+}} threads): min {{[0-9.]+}} ms, median {{[0-9.]+}} ms over 3 runs; 192 bytes moved per run
+// BENCH: validate result #0 tensor<3x4xcomplex<f32>>: max abs error 0, relative 0 (tolerance 0.0001): PASS
 
 // RUN: not spectral-run %S/Inputs/bad-syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX
 // SYNTAX: bad-syntax.mlir:3:{{[0-9]+}}: error:

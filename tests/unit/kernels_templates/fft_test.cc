@@ -1,16 +1,18 @@
-// The FFT templates run on HostDevice, checked against FFTW (double) from the
-// same float32 inputs; every unit also compiles with NVRTC for sm_80 and
-// sm_90, and the in-block kernels spill nothing.
+// The FFT templates, planned by compiler/Planning and run on HostDevice,
+// checked against FFTW (double) from the same float32 inputs; every unit the
+// planner writes for these lengths also compiles with NVRTC for sm_80 and
+// sm_90 and spills nothing. fft_planner_test.cc covers double precision,
+// strided real and DCT axes, multi-pass DCTs, factors and errors.
 #include "tests/unit/kernels_templates/fft_units.h"
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
-#include "compiler/Codegen/FftTables.h"
 #include "runtime/device/cuda/nvrtc_compiler.h"
 
 #include <fftw3.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -124,7 +126,7 @@ TEST_P(FftDouble, MatchesFftw) {
   std::vector<cfloat> seed = random_complex(batches * n, n);
   std::vector<std::complex<double>> x(seed.begin(), seed.end());
   for (bool forward : {true, false}) {
-    std::vector<std::complex<double>> got = run_c2c_double(x, batches, n, forward);
+    std::vector<std::complex<double>> got = run_c2c(x, {batches, n}, {1}, forward);
     std::vector<std::complex<double>> want =
         fftw_reference(seed, {batches, n}, {1}, forward);
     double error = 0, scale = 0;
@@ -203,7 +205,7 @@ TEST_P(FftDct, MatchesFftw) {
                                       nullptr, 1, n, &kind, FFTW_ESTIMATE);
   fftw_execute(plan);
   fftw_destroy_plan(plan);
-  std::vector<float> got = run_dct(x, batches, n, type);
+  std::vector<float> got = run_dct(x, batches, n, 1, type);
   ASSERT_EQ(got.size(), want.size());
   double error = 0, scale = 0;
   for (size_t i = 0; i < want.size(); ++i) {
@@ -226,35 +228,40 @@ INSTANTIATE_TEST_SUITE_P(Lengths, FftDct, ::testing::ValuesIn(dct_cases()),
                                   std::to_string(info.param.n);
                          });
 
-/// The units the driver uses for lengths up to kMaxInBlockLength (every
-/// Stockham length to 64, in-block Bluestein up to its largest, 1021), the
-/// real and DCT units, the four-step passes of 2^13 (multi-pass Bluestein of
-/// 2053..4096), 2^16, 2^20 and 2^22, and the multi-pass Bluestein steps; with
-/// the threads of one block row.
+/// The units the planner writes for the lengths the tests run: every
+/// Stockham length to 64 and in-block Bluestein up to its largest (1021),
+/// both directions; the four-step passes of 2^13, 2^16, 2^20 and 2^22;
+/// multi-pass Bluestein (2053, 10007); real and DCT transforms in one block,
+/// through four-step (6561, 8192), multi-pass Bluestein (5003) and packed
+/// around a multi-pass FFT (16384); most of it in double precision too. Each
+/// with the threads of its largest block.
 std::vector<std::pair<KernelSource, int64_t>> units_to_compile() {
-  std::vector<std::pair<KernelSource, int64_t>> units;
-  auto complex_unit = [&](int n) {
-    if (codegen::hasStockhamPlan(n))
-      units.push_back({stockham_unit(n), codegen::stockhamThreads(n)});
-    else
-      units.push_back({bluestein_unit(n), codegen::bluesteinThreads(codegen::bluesteinLength(n))});
+  using planning::FftKind;
+  std::map<std::string, std::pair<KernelSource, int64_t>> units;
+  auto add = [&](FftKind kind, int64_t n, bool wide) {
+    llvm::Expected<Program> program = axis_program(kind, 1, n, 1, wide);
+    if (!program) {
+      ADD_FAILURE() << llvm::toString(program.takeError());
+      return;
+    }
+    for (auto& [unit, threads] : kernels_of(*program))
+      units.emplace(unit.entry, std::pair{unit, threads});
   };
-  for (int n = 2; n <= 64; ++n) complex_unit(n);
-  for (int n : {97, 100, 128, 243, 1000, 1021, 1024, 4096}) complex_unit(n);
-  for (int n : {16, 27, 97, 194, 1000, 4096}) {
-    units.push_back({r2c_unit(n), 0});
-    units.push_back({c2r_unit(n), 0});
-    units.push_back({dct_unit(n, 2), 0});
-    units.push_back({dct_unit(n, 3), 0});
+  for (bool wide : {false, true}) {
+    std::vector<int64_t> complex{97, 100, 128, 243, 1000, 1021, 1024, 4096, 8192, 65536, 10007};
+    if (!wide)
+      for (int64_t n : {2053, 1 << 20, 1 << 22}) complex.push_back(n);
+    for (int64_t n = 2; n <= (wide ? 16 : 64); ++n) complex.push_back(n);
+    for (int64_t n : complex)
+      for (FftKind kind : {FftKind::kForward, FftKind::kInverse}) add(kind, n, wide);
+    for (int64_t n : {16, 27, 97, 194, 1000, 4096, 5003, 6561, 8192, 16384})
+      for (FftKind kind :
+           {FftKind::kRealForward, FftKind::kRealInverse, FftKind::kDct2, FftKind::kDct3})
+        add(kind, n, wide);
   }
-  for (auto [n1, n2] : {std::pair{256, 256}, {1024, 1024}, {2048, 2048}, {64, 128}}) {
-    units.push_back({fourstep_unit(n1, n2), codegen::stockhamThreads(n1)});
-    units.push_back({fourstep_rows_unit(n1, n2), codegen::stockhamThreads(n2)});
-  }
-  for (const char* step : {"pad", "filter", "finish"}) units.push_back({bluestein_step_unit(step), 256});
-  units.push_back({real_step_unit(true), 256});
-  units.push_back({real_step_unit(false), 256});
-  return units;
+  std::vector<std::pair<KernelSource, int64_t>> list;
+  for (auto& [entry, unit] : units) list.push_back(std::move(unit));
+  return list;
 }
 
 class FftNvrtc : public ::testing::TestWithParam<std::string> {};

@@ -1,74 +1,55 @@
-// fft_units.h - instantiation units for the FFT templates and a small driver
-// that runs them on HostDevice, as codegen will: one kernel per axis for
-// lengths a block holds (Stockham, or Bluestein for large prime factors),
-// two passes (four-step) beyond.
+// fft_units.h - the FFT tests' and bench's driver: Programs written by the
+// planner (compiler/Planning/FftPlanner.h), run on the host device by the
+// executor, as codegen's programs will be. No planning happens here.
 #pragma once
 
-#include "runtime/device/device.h"
+#include "compiler/Planning/FftPlanner.h"
+#include "runtime/program/executor.h"
 
 #include <complex>
-#include <string>
+#include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace spectral::testing {
 
-/// Lengths up to this run in one block (float2 in shared memory: 32 KiB).
-constexpr int kMaxInBlockLength = 4096;
-/// Bluestein runs in one block while its convolution length is at most this
-/// (its two FFTs hold twice the registers: longer ones would not leave two
-/// blocks per SM); longer ones run multi-pass.
-constexpr int kMaxInBlockBluestein = 2048;
+/// A Program "x" -> "y" with the C2C transform of `shape` over `axes`: the
+/// first axis from x into y, the others in place on y; every output times
+/// `factor` (applied by the last axis). Fails the test on a planner error.
+Program c2c_program(const std::vector<int64_t>& shape, const std::vector<int>& axes, bool forward,
+                    bool wide, double factor = 1);
 
-/// The Stockham unit for length n: entry(in, out, twiddles, batches,
-/// in_inner, out_inner, forward), one transform per block row.
-KernelSource stockham_unit(int n, bool double_precision = false);
-/// A pointwise step ("pad", "filter" or "finish") of Bluestein for lengths
-/// whose convolution does not fit one block.
-KernelSource bluestein_step_unit(const std::string& step);
-/// The Bluestein unit for length n (any n): entry(data, twiddles_m, chirp,
-/// filter, batches, inner).
-KernelSource bluestein_unit(int n);
-/// The first four-step pass for n1 x n2: length-n1 transforms along the
-/// strided axis, then the w_N^(k1 n2) twiddle: entry(data, twiddles, hi, lo,
-/// shift, batches, inner, forward).
-KernelSource fourstep_unit(int n1, int n2);
-/// The second pass: length-n2 transforms written in the transposed order:
-/// entry(in, out, twiddles, batches, inner, forward).
-KernelSource fourstep_rows_unit(int n1, int n2);
+/// A Program "x" -> "y" with one transform of `kind` along the middle axis
+/// of [outer, n, inner], or the planner's error.
+llvm::Expected<Program> axis_program(planning::FftKind kind, int64_t outer, int64_t n,
+                                     int64_t inner, bool wide, double factor = 1);
 
-/// The real-input unit for length n: entry(in, out, twiddles, twiddles_n,
-/// chirp, filter, batches); even n whose half has a Stockham plan packs pairs
-/// into a length n/2 FFT, other n run a complex FFT of length n (Stockham or
-/// Bluestein). Lines are contiguous: in [batches, n], out [batches, n/2+1].
-KernelSource r2c_unit(int n);
-/// The real-output unit (FFTW's unnormalized c2r), same arguments, in
-/// [batches, n/2+1], out [batches, n].
-KernelSource c2r_unit(int n);
+/// Runs `program` once on the host device with one input and returns its
+/// first output's bytes; fails the test (and returns nothing) on error.
+std::vector<uint8_t> run_program(Program program, const HostTensor& input);
 
-/// The pointwise step around a multi-pass complex FFT of half length for even
-/// real lengths beyond one block: unpacking the spectrum (r2c) or packing it
-/// (c2r): entry(in, out, twiddles_n, count, h).
-KernelSource real_step_unit(bool r2c);
+/// The kernels of `program`, each with the most threads per block any of its
+/// launches uses (for the NVRTC gate).
+std::vector<std::pair<KernelSource, int64_t>> kernels_of(const Program& program);
 
-/// R2C / C2R of `batches` contiguous lines of real length n on the host device.
-std::vector<std::complex<float>> run_r2c(const std::vector<float>& x, int batches, int n);
-std::vector<float> run_c2r(const std::vector<std::complex<float>>& x, int batches, int n);
+// Typed shortcuts over the two above, for T = float and double.
 
-/// The DCT unit (type 2 or 3, scipy's unnormalized convention) for length
-/// n: entry(in, out, twiddles, quarter, chirp, filter, batches) over
-/// contiguous lines; one complex FFT of length n (Stockham, or Bluestein when
-/// n has a prime factor above 7) with Makhoul's reordering.
-KernelSource dct_unit(int n, int type);
-std::vector<float> run_dct(const std::vector<float>& x, int batches, int n, int type);
-
-/// Complex<f64> Stockham DFT of `batches` contiguous lines of length n.
-std::vector<std::complex<double>> run_c2c_double(const std::vector<std::complex<double>>& x,
-                                                 int batches, int n, bool forward);
-
-/// The DFT of `x` (row-major, `shape`) over `axes`, unnormalized, on the
-/// host device; fails the test on any error.
-std::vector<std::complex<float>> run_c2c(const std::vector<std::complex<float>>& x,
-                                         const std::vector<int>& shape,
-                                         const std::vector<int>& axes, bool forward);
+/// The DFT of `x` (row-major, `shape`) over `axes`, times `factor`.
+template <typename T>
+std::vector<std::complex<T>> run_c2c(const std::vector<std::complex<T>>& x,
+                                     const std::vector<int>& shape, const std::vector<int>& axes,
+                                     bool forward, double factor = 1);
+/// R2C of [outer, n, inner] reals -> [outer, n/2+1, inner] bins.
+template <typename T>
+std::vector<std::complex<T>> run_r2c(const std::vector<T>& x, int64_t outer, int64_t n,
+                                     int64_t inner = 1, double factor = 1);
+/// C2R (FFTW's unnormalized c2r) of [outer, n/2+1, inner] -> [outer, n, inner].
+template <typename T>
+std::vector<T> run_c2r(const std::vector<std::complex<T>>& x, int64_t outer, int64_t n,
+                       int64_t inner = 1, double factor = 1);
+/// DCT of `type` (2 or 3, scipy's unnormalized) along [outer, n, inner].
+template <typename T>
+std::vector<T> run_dct(const std::vector<T>& x, int64_t outer, int64_t n, int64_t inner, int type,
+                       double factor = 1);
 
 }  // namespace spectral::testing

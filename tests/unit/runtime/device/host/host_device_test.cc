@@ -1,6 +1,8 @@
 // host_device_test.cc - memory, loading, the cache, launch checks and misuse.
 #include "runtime/cache/kernel_cache.h"
 #include "runtime/device/host/fiber_stacks.h"
+#include "runtime/device/host/host_compiler.h"
+#include "runtime/device/host/host_device.h"
 #include "runtime/kernels/embedded_templates.h"
 #include "tests/unit/runtime/device/host/host_test_util.h"
 
@@ -187,6 +189,59 @@ TEST(HostDevice, StackSizeFromTheEnvironment) {
     EXPECT_NE(error.find("SPECTRAL_HOST_STACK_SIZE"), std::string::npos) << error;
   }
   unsetenv("SPECTRAL_HOST_STACK_SIZE");
+}
+
+/// Loads a kernel in a fresh process (a "threadsafe" death test re-executes
+/// the test binary) with the compiler and cache directory of `dir`.
+void load_in_fresh_process(const std::string& dir) {
+  setenv("SPECTRAL_HOST_CXX", (dir + "/cxx.sh").c_str(), 1);
+  setenv("SPECTRAL_CACHE_DIR", (dir + "/cache").c_str(), 1);
+  StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create();
+  if (!device) std::exit(2);
+  std::exit((*device)->load({kernel_file("saxpy_2d.cu"), "saxpy_2d"}) ? 0 : 1);
+}
+
+int lines_of(const std::string& path) {
+  std::ifstream in(path);
+  int count = 0;
+  for (std::string line; std::getline(in, line);) ++count;
+  return count;
+}
+
+TEST(HostDeviceDeathTest, WarmCacheStartsNoCompilerProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // The re-executed child runs this body again: it must find the same folder.
+  const char* shared = std::getenv("SPECTRAL_TEST_WARM_CACHE_DIR");
+  std::string dir = shared ? shared : "";
+  if (dir.empty()) {
+    dir = std::filesystem::temp_directory_path().string() + "/spectral-warm-XXXXXX";
+    ASSERT_NE(mkdtemp(dir.data()), nullptr);
+    setenv("SPECTRAL_TEST_WARM_CACHE_DIR", dir.c_str(), 1);
+    // A compiler that logs every start, then runs the system's.
+    std::ofstream script(dir + "/cxx.sh");
+    script << "#!/bin/sh\necho started >> '" << dir << "/starts.log'\nexec c++ \"$@\"\n";
+    script.close();
+    std::filesystem::permissions(dir + "/cxx.sh", std::filesystem::perms::owner_all);
+  }
+  EXPECT_EXIT(load_in_fresh_process(dir), ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(lines_of(dir + "/starts.log"), 1) << "the cold load compiles once";
+  EXPECT_EXIT(load_in_fresh_process(dir), ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(lines_of(dir + "/starts.log"), 1) << "a warm load starts no compiler process";
+  unsetenv("SPECTRAL_TEST_WARM_CACHE_DIR");
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+}
+
+TEST(HostDevice, MissingCompilerIsAClearError) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("SPECTRAL_HOST_CXX", "no-such-compiler-spectral", 1);
+        StatusOr<host::HostCompiler> compiler = host::host_compiler();
+        std::fprintf(stderr, "%s\n", compiler ? "found" : compiler.status().message().c_str());
+        std::exit(compiler ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(1), "not found on PATH .*SPECTRAL_HOST_CXX");
 }
 
 TEST(HostDevice, EmbeddedTemplatesAreFoundAndMaterialized) {

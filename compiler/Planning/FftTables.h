@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace spectral::codegen {
+namespace spectral::planning {
 
 using Complex = std::complex<double>;
 
@@ -47,4 +47,4 @@ bool hasStockhamPlan(int64_t n);
 /// template): n over its largest radix, at most 512 (two blocks per SM).
 int64_t stockhamThreads(int64_t n);
 
-} // namespace spectral::codegen
+} // namespace spectral::planning

@@ -1,14 +1,15 @@
 //===- FftTables.cpp - constant tables the FFT kernels read ---------------===//
-#include "compiler/Codegen/FftTables.h"
+#include "compiler/Planning/FftTables.h"
 
 #include "compiler/Reference/Transforms.h"
 
 #include <algorithm>
 
-namespace spectral::codegen {
+namespace spectral::planning {
 namespace {
 
-/// In-place radix-2 FFT in double (forward), for power-of-two lengths.
+/// In-place radix-2 FFT in double (forward), for power-of-two lengths; the
+/// roots of every stage come from one table of w_n^k, k < n/2.
 void fftPowerOfTwo(std::vector<Complex> &x) {
   int64_t n = x.size();
   for (int64_t i = 1, j = 0; i < n; ++i) { // bit-reversal permutation
@@ -19,10 +20,13 @@ void fftPowerOfTwo(std::vector<Complex> &x) {
     if (i < j)
       std::swap(x[i], x[j]);
   }
+  std::vector<Complex> roots(n / 2);
+  for (int64_t k = 0; k < n / 2; ++k)
+    roots[k] = std::conj(reference::unitRoot(k, n));
   for (int64_t len = 2; len <= n; len *= 2)
     for (int64_t start = 0; start < n; start += len)
       for (int64_t k = 0; k < len / 2; ++k) {
-        Complex w = std::conj(reference::unitRoot(k, len));
+        Complex w = roots[k * (n / len)];
         Complex a = x[start + k], b = x[start + k + len / 2] * w;
         x[start + k] = a + b;
         x[start + k + len / 2] = a - b;
@@ -96,4 +100,4 @@ BluesteinTables bluesteinTables(int64_t n, int64_t m, bool forward) {
   return tables;
 }
 
-} // namespace spectral::codegen
+} // namespace spectral::planning

@@ -1,0 +1,70 @@
+//===- Jit.cpp - one call from a .mlir func to a loaded Executable --------===//
+#include "compiler/API/Jit.h"
+
+#include "compiler/Codegen/Codegen.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace spectral {
+
+std::unique_ptr<MLIRContext> createContext() {
+  DialectRegistry registry;
+  registry.insert<mlir::spectral::SpectralDialect, func::FuncDialect, arith::ArithDialect>();
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+llvm::Expected<OwningOpRef<ModuleOp>> parseFile(MLIRContext &context, const std::string &path) {
+  std::string error;
+  auto file = openInputFile(path, &error);
+  if (!file) return llvm::createStringError(error);
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
+  if (!module) return llvm::createStringError(path + ": could not be parsed (see above)");
+  return module;
+}
+
+llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &options) {
+  if (options.simplify) {
+    PassManager pm(module.getContext());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    pm.addPass(createCanonicalizerPass());
+    if (failed(pm.run(module)))
+      return llvm::createStringError("spectral-simplify failed (see the diagnostics above)");
+  }
+  auto function = module.lookupSymbol<func::FuncOp>(options.function);
+  if (!function) {
+    std::string names;
+    module.walk([&](func::FuncOp f) { names += " @" + f.getSymName().str(); });
+    return llvm::createStringError("no function @" + options.function + " (there is:" +
+                                   (names.empty() ? " none" : names) + ")");
+  }
+  return codegen::compileFunction(function);
+}
+
+llvm::Expected<std::unique_ptr<Executable>> jitCompile(ModuleOp module, Device &device,
+                                                       const JitOptions &options,
+                                                       LoadStats *stats) {
+  llvm::Expected<Program> program = compileProgram(module, options);
+  if (!program) return program.takeError();
+  StatusOr<std::unique_ptr<Executable>> executable =
+      Executable::load(std::move(*program), device, stats, options.compileThreads);
+  if (!executable) return llvm::createStringError(executable.status().message());
+  return std::move(*executable);
+}
+
+} // namespace spectral

@@ -1,0 +1,125 @@
+//===- Codegen.cpp - a func of spectral ops -> a Program ------------------===//
+#include "compiler/Codegen/Codegen.h"
+
+#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/Constants.h"
+#include "compiler/Codegen/Elementwise.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+llvm::Error lowerBlock(CodegenContext &context, Block &block, llvm::SmallVectorImpl<Value> *yielded);
+
+/// One op outside an elementwise group.
+llvm::Error lowerOp(CodegenContext &context, Operation *op) {
+  if (auto reshape = dyn_cast<sp::ReshapeOp>(op)) {
+    context.setBuffer(reshape.getResult(),
+                      context.builder.addView(context.bufferOf(reshape.getX()), "reshape",
+                                              dtypeOf(reshape.getType()),
+                                              shapeOf(reshape.getType())));
+    return llvm::Error::success();
+  }
+  if (isa<sp::ConstantOp, arith::ConstantOp>(op))
+    return constantBuffer(context, op).takeError();
+  if (isElementwiseOp(op)) {
+    int buffer = context.newResultBuffer(op->getResult(0));
+    return lowerElementwise(context, {op}, {op->getResult(0)}, {buffer});
+  }
+  for (auto family : {lowerTransform, lowerReduction, lowerContraction, lowerSparse,
+                      lowerTraining}) {
+    llvm::Expected<bool> lowered = family(context, op);
+    if (!lowered) return lowered.takeError();
+    if (*lowered) return llvm::Error::success();
+  }
+  return CodegenContext::error(op, "codegen does not support this op yet");
+}
+
+/// A spectral.fusion region: one kernel when every op is elementwise, else
+/// op by op (fused anchors come with the fusion issue).
+llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
+  Block &body = fusion.getRegion().front();
+  for (auto [argument, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
+    context.setBuffer(argument, context.bufferOf(input));
+  auto yield = cast<sp::YieldOp>(body.getTerminator());
+
+  std::vector<Operation *> group;
+  bool allElementwise = true;
+  for (Operation &op : body.without_terminator()) {
+    if (isa<sp::ConstantOp, arith::ConstantOp>(op) && !splatLiteral(&op)) {
+      if (llvm::Error error = constantBuffer(context, &op).takeError()) return error;
+      continue;
+    }
+    allElementwise = allElementwise && isElementwiseOp(&op);
+    group.push_back(&op);
+  }
+  std::vector<Value> outputs;
+  std::vector<int> buffers;
+  llvm::DenseSet<Value> produced;
+  for (Operation *op : group)
+    for (Value result : op->getResults()) produced.insert(result);
+  bool groupComputesAll = true;
+  for (Value value : yield.getValues()) groupComputesAll &= produced.contains(value);
+
+  if (allElementwise && !group.empty() && groupComputesAll) {
+    for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues())) {
+      outputs.push_back(value);
+      buffers.push_back(context.newResultBuffer(result));
+    }
+    return lowerElementwise(context, group, outputs, buffers);
+  }
+  llvm::SmallVector<Value> yielded;
+  if (llvm::Error error = lowerBlock(context, body, &yielded)) return error;
+  for (auto [result, value] : llvm::zip(fusion.getResults(), yielded))
+    context.setBuffer(result, context.bufferOf(value));
+  return llvm::Error::success();
+}
+
+llvm::Error lowerBlock(CodegenContext &context, Block &block,
+                       llvm::SmallVectorImpl<Value> *yielded) {
+  for (Operation &op : block) {
+    if (auto fusion = dyn_cast<sp::FusionOp>(op)) {
+      if (llvm::Error error = lowerFusion(context, fusion)) return error;
+      continue;
+    }
+    if (isa<func::ReturnOp, sp::YieldOp>(op)) {
+      for (Value value : op.getOperands()) yielded->push_back(value);
+      continue;
+    }
+    if (auto constant = dyn_cast<sp::ConstantOp>(op); constant || isa<arith::ConstantOp>(op)) {
+      if (llvm::Error error = constantBuffer(context, &op).takeError()) return error;
+      continue;
+    }
+    if (llvm::Error error = lowerOp(context, &op)) return error;
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<Program> compileFunction(func::FuncOp function) {
+  if (function.isExternal())
+    return llvm::createStringError("function @" + function.getSymName().str() + " has no body");
+  ProgramBuilder builder(function.getSymName().str());
+  CodegenContext context(builder);
+  Block &body = function.getBody().front();
+  for (BlockArgument argument : body.getArguments())
+    context.setBuffer(argument, builder.addBuffer("arg" + std::to_string(argument.getArgNumber()),
+                                                  dtypeOf(argument.getType()),
+                                                  shapeOf(argument.getType()),
+                                                  BufferRole::kInput));
+  llvm::SmallVector<Value> results;
+  if (llvm::Error error = lowerBlock(context, body, &results)) return error;
+  for (Value result : results) builder.program().outputs.push_back(context.bufferOf(result));
+  Program program = builder.take();
+  if (Status status = program.validate(); !status)
+    return llvm::createStringError("codegen produced an invalid program: " + status.message());
+  return program;
+}
+
+} // namespace spectral::codegen

@@ -1,0 +1,377 @@
+//===- Elementwise.cpp - pointwise and index-map ops as one kernel --------===//
+//
+// A group of pointwise ops (and the injective ops that only move elements:
+// broadcast, transpose, slice, pad, concat, reshape) becomes one kernel. Each
+// value of the group is a member function `T vN(long long i)` of a struct
+// that holds the group's inputs: i is the row-major index into that value's
+// own shape, and an operand of another shape is read at its index map
+// (numpy broadcasting, a permutation, a window, a padding test, a concat
+// branch). The kernel stores each output with a grid-stride loop. Values
+// used twice are recomputed, which costs arithmetic but never memory
+// traffic; the fusion issue decides what groups are worth it.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/Elementwise.h"
+
+#include "compiler/Codegen/Constants.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cmath>
+#include <cstdio>
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+
+bool isElementwiseOp(Operation *op) {
+  return isa<sp::AddOp, sp::SubOp, sp::MulOp, sp::DivOp, sp::NegOp, sp::ExpOp, sp::LogOp,
+             sp::SqrtOp, sp::TanhOp, sp::ReluOp, sp::GeluOp, sp::SigmoidOp, sp::ConjOp,
+             sp::AbsOp, sp::RealOp, sp::ImagOp, sp::ComplexOp, sp::CastOp, sp::CmpOp,
+             sp::SelectOp, sp::BroadcastOp, sp::TransposeOp, sp::SliceOp, sp::PadOp,
+             sp::ConcatOp, sp::ReshapeOp>(op) ||
+         (isa<sp::ConstantOp, arith::ConstantOp>(op) && splatLiteral(op));
+}
+
+namespace {
+
+std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+/// Writes the struct of member functions and the entry for one group.
+class GroupWriter {
+public:
+  GroupWriter(CodegenContext &context, llvm::ArrayRef<Operation *> ops)
+      : context_(context), ops_(ops.begin(), ops.end()) {
+    for (Operation *op : ops) inGroup_.insert(op);
+  }
+
+  llvm::Error render() {
+    for (Operation *op : ops_) {
+      for (Value operand : op->getOperands()) leafOf(operand);
+      if (llvm::Error error = renderOp(op)) return error;
+    }
+    return llvm::Error::success();
+  }
+
+  /// The expression reading `value` at the index expression `index`.
+  std::string read(Value value, const std::string &index) {
+    auto leaf = leaves_.find(value);
+    if (leaf != leaves_.end()) return "in" + std::to_string(leaf->second) + "[" + index + "]";
+    Operation *def = value.getDefiningOp();
+    if (std::optional<std::string> literal = splatLiteral(def)) return *literal;
+    return functions_.lookup(value) + "(" + index + ")";
+  }
+
+  std::string unit(const std::string &entry, llvm::ArrayRef<Value> outputs) const {
+    std::string params, members, init;
+    for (size_t k = 0; k < leafOrder_.size(); ++k) {
+      std::string type = cppType(dtypeOf(leafOrder_[k].getType()));
+      params += "const " + type + "* __restrict__ in" + std::to_string(k) + ", ";
+      members += "  const " + type + "* in" + std::to_string(k) + ";\n";
+      init += "in" + std::to_string(k) + ", ";
+    }
+    std::string loops;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      std::string out = "out" + std::to_string(k);
+      params += std::string(cppType(dtypeOf(outputs[k].getType()))) + "* __restrict__ " + out + ", ";
+      int64_t count = 1;
+      for (int64_t d : shapeOf(outputs[k].getType())) count *= d;
+      loops += "  spectral_pointwise::for_each_index<4, long long>(" + std::to_string(count) +
+               "LL, [&](long long i) { " + out + "[i] = g." +
+               functions_.lookup(outputs[k]) + "(i); });\n";
+    }
+    params += "unsigned long long* error";
+    return "#include \"elementwise.cuh\"\n#include \"pointwise.cuh\"\n\n"
+           "namespace {\nstruct Group {\n" + members +
+           "  unsigned long long* error;\n" + body_ + "};\n}  // namespace\n\n"
+           "extern \"C\" __global__ void " + entry + "(" + params + ") {\n"
+           "  const Group g{" + init + "error};\n" + loops + "}\n";
+  }
+
+  llvm::ArrayRef<Value> leaves() const { return leafOrder_; }
+  bool reportsErrors() const { return !errorKinds_.empty(); }
+  std::string errorMessage() const {
+    std::string message;
+    for (const std::string &kind : errorKinds_) message += (message.empty() ? "" : " or ") + kind;
+    return message;
+  }
+
+private:
+  void leafOf(Value value) {
+    Operation *def = value.getDefiningOp();
+    if ((def && inGroup_.count(def)) || leaves_.count(value)) return;
+    leaves_[value] = int(leafOrder_.size());
+    leafOrder_.push_back(value);
+  }
+
+  /// Statements binding c0..c(R-1) to the coordinates of i in `shape`.
+  static std::string coordinates(llvm::ArrayRef<int64_t> shape) {
+    if (shape.empty()) return "";
+    std::string code = "    long long c[" + std::to_string(shape.size()) + "];\n    {\n"
+                       "      long long r = i;\n";
+    for (int d = int(shape.size()) - 1; d > 0; --d)
+      code += "      c[" + std::to_string(d) + "] = r % " + std::to_string(shape[d]) +
+              "LL; r /= " + std::to_string(shape[d]) + "LL;\n";
+    return code + "      c[0] = r;\n    }\n";
+  }
+
+  /// The index of `operand` (numpy-broadcast to `shape`) for coordinates c.
+  static std::string broadcastIndex(llvm::ArrayRef<int64_t> shape, Value operand) {
+    std::vector<int64_t> in = shapeOf(operand.getType());
+    if (llvm::ArrayRef<int64_t>(in) == shape) return "i";
+    std::vector<int64_t> strides = rowMajorStrides(in);
+    std::string index;
+    size_t offset = shape.size() - in.size();
+    for (size_t d = 0; d < in.size(); ++d)
+      if (in[d] != 1)
+        index += (index.empty() ? "" : " + ") + std::string("c[") + std::to_string(d + offset) +
+                 "] * " + std::to_string(strides[d]) + "LL";
+    return index.empty() ? "0" : index;
+  }
+
+  std::string define(Value result, const std::string &statements, const std::string &expr) {
+    std::string name = "v" + std::to_string(functions_.size());
+    functions_[result] = name;
+    body_ += "  __device__ __forceinline__ " + std::string(cppType(dtypeOf(result.getType()))) +
+             " " + name + "(long long i) const {\n" + statements + "    return " + expr + ";\n  }\n";
+    return name;
+  }
+
+  /// A pointwise op: operands read at their broadcast index.
+  llvm::Error pointwise(Operation *op, const std::string &fn) {
+    Value result = op->getResult(0);
+    std::vector<int64_t> shape = shapeOf(result.getType());
+    bool same = true;
+    for (Value operand : op->getOperands())
+      same = same && shapeOf(operand.getType()) == shape;
+    std::string args;
+    for (Value operand : op->getOperands())
+      args += (args.empty() ? "" : ", ") + read(operand, broadcastIndex(shape, operand));
+    define(result, same ? "" : coordinates(shape), fn + "(" + args + ")");
+    return llvm::Error::success();
+  }
+
+  llvm::Error renderOp(Operation *op) {
+    if (splatLiteral(op)) return llvm::Error::success();  // read as a literal
+    Value result = op->getResult(0);
+    DType type = dtypeOf(result.getType());
+    std::vector<int64_t> shape = shapeOf(result.getType());
+    using llvm::TypeSwitch;
+    return TypeSwitch<Operation *, llvm::Error>(op)
+        .Case([&](sp::AddOp) -> llvm::Error { return pointwise(op, "spectral_ew::add"); })
+        .Case([&](sp::SubOp) -> llvm::Error { return pointwise(op, "spectral_ew::sub"); })
+        .Case([&](sp::MulOp) -> llvm::Error { return pointwise(op, "spectral_ew::mul"); })
+        .Case([&](sp::DivOp) -> llvm::Error {
+          if (type == DType::kInt32 || type == DType::kInt64) {
+            errorKinds_.insert("integer division by zero");
+            Value a = op->getOperand(0), b = op->getOperand(1);
+            bool same = shapeOf(a.getType()) == shape && shapeOf(b.getType()) == shape;
+            define(result, same ? "" : coordinates(shape),
+                   "spectral_ew::int_div(" + read(a, broadcastIndex(shape, a)) + ", " +
+                       read(b, broadcastIndex(shape, b)) + ", error, i)");
+            return llvm::Error::success();
+          }
+          return pointwise(op, "spectral_ew::div");
+        })
+        .Case([&](sp::NegOp) -> llvm::Error { return pointwise(op, "spectral_ew::neg"); })
+        .Case([&](sp::ExpOp) -> llvm::Error { return pointwise(op, "spectral_ew::exp_of"); })
+        .Case([&](sp::LogOp) -> llvm::Error { return pointwise(op, "spectral_ew::log_of"); })
+        .Case([&](sp::SqrtOp) -> llvm::Error { return pointwise(op, "spectral_ew::sqrt_of"); })
+        .Case([&](sp::TanhOp) -> llvm::Error { return pointwise(op, "spectral_ew::tanh_of"); })
+        .Case([&](sp::ReluOp) -> llvm::Error { return pointwise(op, "spectral_ew::relu"); })
+        .Case([&](sp::GeluOp) -> llvm::Error { return pointwise(op, "spectral_ew::gelu"); })
+        .Case([&](sp::SigmoidOp) -> llvm::Error { return pointwise(op, "spectral_ew::sigmoid"); })
+        .Case([&](sp::ConjOp) -> llvm::Error { return pointwise(op, "spectral_ew::conj_of"); })
+        .Case([&](sp::AbsOp) -> llvm::Error { return pointwise(op, "spectral_ew::abs_of"); })
+        .Case([&](sp::RealOp) -> llvm::Error { return pointwise(op, "spectral_ew::real_of"); })
+        .Case([&](sp::ImagOp) -> llvm::Error { return pointwise(op, "spectral_ew::imag_of"); })
+        .Case([&](sp::ComplexOp) -> llvm::Error { return pointwise(op, "spectral_ew::complex_of"); })
+        .Case([&](sp::CastOp cast) -> llvm::Error {
+          DType from = dtypeOf(cast.getX().getType());
+          bool fromFloat = from != DType::kBool && from != DType::kInt32 && from != DType::kInt64;
+          if ((type == DType::kInt32 || type == DType::kInt64) && fromFloat)
+            errorKinds_.insert("a NaN or infinity cast to an integer");
+          define(result, "",
+                 "spectral_ew::cast<" + std::string(cppType(type)) + ">(" +
+                     read(cast.getX(), "i") + ", error, i)");
+          return llvm::Error::success();
+        })
+        .Case([&](sp::CmpOp cmp) -> llvm::Error {
+          static const char *const symbols[] = {"==", "!=", "<", "<=", ">", ">="};
+          const char *symbol = symbols[int(cmp.getPredicate())];
+          Value a = cmp.getLhs(), b = cmp.getRhs();
+          bool same = shapeOf(a.getType()) == shape && shapeOf(b.getType()) == shape;
+          define(result, same ? "" : coordinates(shape),
+                 "(" + read(a, broadcastIndex(shape, a)) + " " + symbol + " " +
+                     read(b, broadcastIndex(shape, b)) + ")");
+          return llvm::Error::success();
+        })
+        .Case([&](sp::SelectOp select) -> llvm::Error {
+          Value c = select.getCond(), a = select.getA(), b = select.getB();
+          bool same = shapeOf(c.getType()) == shape && shapeOf(a.getType()) == shape &&
+                      shapeOf(b.getType()) == shape;
+          define(result, same ? "" : coordinates(shape),
+                 "(" + read(c, broadcastIndex(shape, c)) + " ? " +
+                     read(a, broadcastIndex(shape, a)) + " : " +
+                     read(b, broadcastIndex(shape, b)) + ")");
+          return llvm::Error::success();
+        })
+        .Case([&](sp::BroadcastOp b) -> llvm::Error {
+          bool same = shapeOf(b.getX().getType()) == shape;
+          define(result, same ? "" : coordinates(shape), read(b.getX(), broadcastIndex(shape, b.getX())));
+          return llvm::Error::success();
+        })
+        .Case([&](sp::ReshapeOp r) -> llvm::Error {
+          define(result, "", read(r.getX(), "i"));
+          return llvm::Error::success();
+        })
+        .Case([&](sp::TransposeOp t) -> llvm::Error {
+          std::vector<int64_t> strides = rowMajorStrides(shapeOf(t.getX().getType()));
+          std::string index;
+          llvm::ArrayRef<int64_t> perm = t.getPerm();
+          for (size_t d = 0; d < perm.size(); ++d)
+            index += (index.empty() ? "" : " + ") + std::string("c[") + std::to_string(d) +
+                     "] * " + std::to_string(strides[perm[d]]) + "LL";
+          define(result, coordinates(shape), read(t.getX(), index.empty() ? "0" : index));
+          return llvm::Error::success();
+        })
+        .Case([&](sp::SliceOp s) -> llvm::Error {
+          std::vector<int64_t> strides = rowMajorStrides(shapeOf(s.getX().getType()));
+          llvm::ArrayRef<int64_t> start = s.getStart();
+          std::optional<llvm::ArrayRef<int64_t>> step = s.getStride();
+          std::string index;
+          for (size_t d = 0; d < shape.size(); ++d) {
+            int64_t by = step ? (*step)[d] : 1;
+            index += (index.empty() ? "" : " + ") + std::string("(") + std::to_string(start[d]) +
+                     "LL + c[" + std::to_string(d) + "] * " + std::to_string(by) + "LL) * " +
+                     std::to_string(strides[d]) + "LL";
+          }
+          define(result, coordinates(shape), read(s.getX(), index.empty() ? "0" : index));
+          return llvm::Error::success();
+        })
+        .Case([&](sp::PadOp p) -> llvm::Error {
+          std::vector<int64_t> in = shapeOf(p.getX().getType());
+          std::vector<int64_t> strides = rowMajorStrides(in);
+          llvm::ArrayRef<int64_t> low = p.getLow();
+          std::string inside = "true", index;
+          for (size_t d = 0; d < shape.size(); ++d) {
+            std::string k = "(c[" + std::to_string(d) + "] - " + std::to_string(low[d]) + "LL)";
+            inside += " && " + k + " >= 0 && " + k + " < " + std::to_string(in[d]) + "LL";
+            index += (index.empty() ? "" : " + ") + k + " * " + std::to_string(strides[d]) + "LL";
+          }
+          char value[64];
+          std::snprintf(value, sizeof value, "%.17g", p.getValue().convertToDouble());
+          std::string fill = std::isfinite(p.getValue().convertToDouble())
+                                 ? "spectral_ew::cast<" + std::string(cppType(type)) + ">(" +
+                                       value + ", nullptr, 0)"
+                                 : std::string("spectral_ew::cast<") + cppType(type) + ">(" +
+                                       (std::isnan(p.getValue().convertToDouble())
+                                            ? "nan(\"\")"
+                                            : p.getValue().convertToDouble() > 0 ? "HUGE_VAL"
+                                                                                 : "-HUGE_VAL") +
+                                       ", nullptr, 0)";
+          define(result, coordinates(shape),
+                 "(" + inside + ") ? " + read(p.getX(), index.empty() ? "0" : index) + " : " + fill);
+          return llvm::Error::success();
+        })
+        .Case([&](sp::ConcatOp c) -> llvm::Error {
+          int64_t axis = int64_t(c.getAxis());
+          std::string statements = coordinates(shape), expr;
+          int64_t begin = 0;
+          auto inputs = c.getInputs();
+          // The last input takes what the others do not: nested conditionals.
+          for (size_t k = 0; k < inputs.size(); ++k) {
+            std::vector<int64_t> in = shapeOf(inputs[k].getType());
+            std::vector<int64_t> strides = rowMajorStrides(in);
+            std::string index;
+            for (size_t d = 0; d < in.size(); ++d)
+              index += (index.empty() ? "" : " + ") + std::string("(c[") + std::to_string(d) +
+                       "]" + (int64_t(d) == axis ? " - " + std::to_string(begin) + "LL" : "") +
+                       ") * " + std::to_string(strides[d]) + "LL";
+            std::string value = read(inputs[k], index.empty() ? "0" : index);
+            begin += in[axis];
+            expr += k + 1 < inputs.size() ? "c[" + std::to_string(axis) + "] < " +
+                                                std::to_string(begin) + "LL ? " + value + " : "
+                                          : value;
+          }
+          define(result, statements, "(" + expr + ")");
+          return llvm::Error::success();
+        })
+        .Default([&](Operation *) -> llvm::Error {
+          return CodegenContext::error(op, "is not an elementwise op");
+        });
+  }
+
+  CodegenContext &context_;
+  std::vector<Operation *> ops_;
+  llvm::DenseSet<Operation *> inGroup_;
+  llvm::DenseMap<Value, int> leaves_;
+  std::vector<Value> leafOrder_;
+  llvm::DenseMap<Value, std::string> functions_;
+  std::string body_;
+  std::set<std::string> errorKinds_;
+};
+
+/// "ew_add_gelu_f32_4x8x128": the group's op names (at most four, then the
+/// count of the rest), the first output's dtype and shape.
+std::string entryName(llvm::ArrayRef<Operation *> ops, Value output) {
+  std::string name = "ew";
+  int named = 0;
+  for (Operation *op : ops) {
+    if (splatLiteral(op)) continue;
+    if (named++ < 4) name += "_" + op->getName().stripDialect().str();
+  }
+  if (named > 4) name += "_and" + std::to_string(named - 4);
+  return name + "_" + shortName(dtypeOf(output.getType())) + "_" +
+         shapeName(shapeOf(output.getType()));
+}
+
+} // namespace
+
+llvm::Error lowerElementwise(CodegenContext &context, llvm::ArrayRef<Operation *> ops,
+                             llvm::ArrayRef<Value> outputs, llvm::ArrayRef<int> outputBuffers) {
+  GroupWriter writer(context, ops);
+  if (llvm::Error error = writer.render()) return error;
+  std::string description;
+  for (Operation *op : ops)
+    if (!splatLiteral(op))
+      description += (description.empty() ? "" : ", ") + CodegenContext::describe(op);
+  std::string entry = entryName(ops, outputs.front());
+  ProgramBuilder &builder = context.builder;
+  std::vector<StepArg> args;
+  int64_t bytesRead = 0, bytesWritten = 0, count = 0;
+  for (Value leaf : writer.leaves()) {
+    int buffer = context.bufferOf(leaf);
+    args.push_back(StepArg::of_buffer(buffer));
+    bytesRead += builder.program().buffers[buffer].bytes();
+  }
+  for (int buffer : outputBuffers) {
+    args.push_back(StepArg::of_buffer(buffer));
+    bytesWritten += builder.program().buffers[buffer].bytes();
+    count = std::max(count, builder.program().buffers[buffer].elements());
+  }
+  int errorWord = -1;
+  if (writer.reportsErrors()) {
+    errorWord = context.newScratch(ops.back(), DType::kInt64, 1);
+    args.push_back(StepArg::of_buffer(errorWord));
+  } else {
+    args.push_back(StepArg::i64(0));  // a null error word
+  }
+  int kernel = builder.addKernel({writer.unit(entry, outputs), entry}, description, bytesRead,
+                                 bytesWritten);
+  builder.launch(kernel, gridFor(count, 256, 4), {256, 1, 1}, 0, std::move(args),
+                 CodegenContext::describe(ops.back()), errorWord,
+                 writer.reportsErrors() ? writer.errorMessage() : std::string());
+  return llvm::Error::success();
+}
+
+} // namespace spectral::codegen

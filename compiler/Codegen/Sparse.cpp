@@ -1,0 +1,323 @@
+//===- Sparse.cpp - top-k modes, gather, scatter, sparse add and multiply -===//
+//
+// Sparse pairs (values, indices) have one shape [..., k]: per row (indices
+// into the last axis of the dense side) or flat (rank 1, indices into the
+// row-major dense tensor, one row over all of it). Each op becomes one unit
+// over its whole tensor, sizes baked in, named after the op, dtype and
+// shapes ("topk_rows_c64_16x1024_k32", "gather_f32_8x64_8x16"), so ops of
+// the same types share a kernel.
+//
+// - topk_modes (topk.cuh): ranked by the dialect's |x| exactly (sparse_ops.cuh's
+//   ByMagnitude keys, the reference's ties and NaN order), sorted by index.
+//   One block per row when a row's keys fit shared memory; else the grid
+//   form (one unit, its phases chosen by an argument: the digit histograms
+//   into a zeroed buffer, the counts, the write); rows too many for the
+//   grid's y dimension take one block each without cached keys.
+// - gather, scatter (sparse.cuh): an index outside [-1, row length) fails the
+//   run through the launch's error word, naming the op and its location.
+// - sparse_add, sparse_mul (sparse_ops.cuh): one block per row, workspace in
+//   shared memory when it fits, else a global scratch slice per block.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CodegenContext.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include <algorithm>
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+/// Dynamic shared memory a unit may ask for without the opt-in attribute.
+constexpr int64_t kSharedBudget = 40 * 1024;
+/// Threads per block of every sparse unit but the merge.
+constexpr int kThreads = 256;
+
+std::string ll(int64_t value) { return std::to_string(value) + "LL"; }
+
+/// `text` with every "$V" replaced by `v` (the element's C++ type).
+std::string withType(std::string text, const std::string &v) {
+  for (size_t at = text.find("$V"); at != std::string::npos; at = text.find("$V", at + v.size()))
+    text.replace(at, 2, v);
+  return text;
+}
+
+int64_t elementsOf(Value value) {
+  int64_t count = 1;
+  for (int64_t d : shapeOf(value.getType())) count *= d;
+  return count;
+}
+
+std::string typeName(Value value) {
+  return std::string(shortName(dtypeOf(value.getType()))) + "_" +
+         shapeName(shapeOf(value.getType()));
+}
+
+int64_t bytesOf(CodegenContext &context, int buffer) {
+  return context.builder.program().buffers[buffer].bytes();
+}
+
+/// "#include ..." and one entry: `extern "C" __global__ void entry(params) { body }`.
+/// The launch bounds ask for two blocks per SM (without a minimum, ptxas
+/// may trade registers for occupancy and spill).
+KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
+                    const std::string &body) {
+  return {"#include \"common.cuh\"\n#include \"sparse_ops.cuh\"\n\n"
+          "using namespace spectral_sparse;\n\n"
+          "extern \"C\" __global__ void __launch_bounds__(" +
+              std::to_string(threads) + ", 2) " + entry + "(" + params + ") {\n" + body + "}\n",
+          entry};
+}
+
+/// The rows and row length a sparse [..., k] side addresses in `dense`: per
+/// row, or one row over all of it when the sparse side is flat.
+struct Layout {
+  int64_t rows, k, rowLength;
+};
+
+Layout layoutOf(Value dense, Value sparse) {
+  std::vector<int64_t> denseShape = shapeOf(dense.getType());
+  std::vector<int64_t> sparseShape = shapeOf(sparse.getType());
+  bool flat = sparseShape.size() == 1 && denseShape.size() != 1;
+  int64_t k = sparseShape.back();
+  int64_t rowLength = flat ? elementsOf(dense) : denseShape.back();
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < sparseShape.size(); ++d) rows *= sparseShape[d];
+  return {rows, k, rowLength};
+}
+
+std::string outOfRange(int64_t rowLength) {
+  return "index out of range [0, " + std::to_string(rowLength) + ") (-1 marks an empty slot)";
+}
+
+// ---- topk_modes ----------------------------------------------------------------------
+
+llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
+  ProgramBuilder &builder = context.builder;
+  Value x = op.getX();
+  DType dtype = dtypeOf(x.getType());
+  std::string v = cppType(dtype);
+  std::string element = "ByMagnitude<" + v + " >";
+  int keyBytes = dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4 : 8;
+  int64_t k = int64_t(op.getK());
+  int64_t n = op.getFlat() ? elementsOf(x) : shapeOf(x.getType()).back();
+  int64_t rows = elementsOf(x) / n;
+  std::string sizes = shortName(dtype) + std::string("_") + std::to_string(rows) + "x" +
+                      std::to_string(n) + "_k" + std::to_string(k);
+
+  int input = context.bufferOf(x);
+  int values = context.newResultBuffer(op.getValues());
+  int indices = context.newResultBuffer(op.getIndices());
+  if (rows == 0) return llvm::Error::success();
+  int64_t inBytes = bytesOf(context, input);
+  int64_t outBytes = bytesOf(context, values) + bytesOf(context, indices);
+  std::string description = CodegenContext::describe(op);
+  std::string load = "ByMagnitudeLoad<" + v + " >{x, " + ll(n) + "}";
+  std::string store = "ByMagnitudeStore<" + v + " >{values, indices, " + ll(k) + "}";
+  std::string outputs = v + "* __restrict__ values, long long* __restrict__ indices";
+
+  bool cached = n * keyBytes <= kSharedBudget;
+  if (cached || rows > 65535) {
+    // One block per row; a row's keys cached in shared memory when they fit.
+    std::string entry = std::string(cached ? "topk_rows_" : "topk_rows_uncached_") + sizes;
+    std::string body = "  topk_rows<" + std::to_string(kThreads) + ", " +
+                       (cached ? "true" : "false") + ", " + element + ">(" + ll(rows) + ", " +
+                       ll(n) + ", " + ll(k) + ", " + load + ", " + store + ");\n";
+    int kernel = builder.addKernel(
+        unitOf(entry, kThreads, "const " + v + "* __restrict__ x, " + outputs, body), description,
+        cached ? inBytes : inBytes * keyBytes, outBytes);
+    builder.launch(
+        kernel, {uint32_t(std::min<int64_t>(rows, 65535)), 1, 1}, {kThreads, 1, 1},
+        cached ? uint32_t(n * keyBytes) : 0,
+        {StepArg::of_buffer(input), StepArg::of_buffer(values), StepArg::of_buffer(indices)},
+        description);
+    return llvm::Error::success();
+  }
+
+  // The grid form: blocks of `tile` entries, a row per grid row. Phases
+  // 0..passes-1 add the digit histograms of the threshold (a phase after the
+  // digits settled returns at once), `passes` counts each block's entries,
+  // `passes` + 1 writes them.
+  int64_t tile = n <= (int64_t(1) << 20) ? 4096 : 16384;
+  int64_t tiles = (n + tile - 1) / tile;
+  int passes = keyBytes;
+  int histograms = context.newScratch(op, DType::kInt64, rows * passes * 256);
+  int counts = context.newScratch(op, DType::kInt64, rows * tiles * 2);
+  std::string entry = "topk_grid_" + sizes;
+  std::string call = "<" + std::to_string(kThreads) + ", " + element + ">(";
+  std::string sizeArgs = ll(n) + ", " + ll(k) + ", " + ll(tile);
+  std::string p = std::to_string(passes);
+  std::string body = "  const ByMagnitudeLoad<" + v + " > load{x, " + ll(n) + "};\n";
+  body += "  if (phase < " + p + ")\n    topk_grid_histogram" + call + "phase, " + sizeArgs +
+          ", histograms, load);\n";
+  body += "  else if (phase == " + p + ")\n    topk_grid_count" + call + sizeArgs +
+          ", histograms, counts, load);\n";
+  body += "  else\n    topk_grid_write" + call + sizeArgs + ", histograms, counts, load, " + store +
+          ");\n";
+  std::string params = "const " + v +
+                       "* __restrict__ x, unsigned long long* __restrict__ histograms, "
+                       "unsigned long long* __restrict__ counts, " +
+                       outputs + ", int phase";
+  // Per launch: x read once; the result written once over all launches.
+  int launches = passes + 2;
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description, inBytes,
+                                 (outBytes + launches - 1) / launches);
+  builder.zero(histograms, description);
+  for (int phase = 0; phase < launches; ++phase)
+    builder.launch(kernel, {uint32_t(tiles), uint32_t(rows), 1}, {kThreads, 1, 1}, 0,
+                   {StepArg::of_buffer(input), StepArg::of_buffer(histograms),
+                    StepArg::of_buffer(counts), StepArg::of_buffer(values),
+                    StepArg::of_buffer(indices), StepArg::i32(phase)},
+                   description);
+  return llvm::Error::success();
+}
+
+// ---- gather and scatter --------------------------------------------------------------
+
+llvm::Error lowerGather(CodegenContext &context, sp::GatherOp op) {
+  ProgramBuilder &builder = context.builder;
+  Layout layout = layoutOf(op.getX(), op.getIndices());
+  std::string v = cppType(dtypeOf(op.getType()));
+  int x = context.bufferOf(op.getX()), indices = context.bufferOf(op.getIndices());
+  int out = context.newResultBuffer(op.getResult());
+  if (layout.rows * layout.k == 0) return llvm::Error::success();
+  int error = context.newScratch(op, DType::kInt64, 1);
+  std::string entry = "gather_" + typeName(op.getX()) + "_" + typeName(op.getIndices());
+  std::string body = "  gather<" + v + " >(indices, " + ll(layout.rows) + ", " + ll(layout.k) +
+                     ", " + ll(layout.rowLength) + ", RowsLoad<" + v + " >{x, " +
+                     ll(layout.rowLength) + "}, RowsStore<" + v + " >{out, " + ll(layout.k) +
+                     "}, error);\n";
+  std::string params = "const " + v + "* __restrict__ x, const long long* __restrict__ indices, " +
+                       v + "* __restrict__ out, unsigned long long* error";
+  // Reads: the indices, and one element of x per slot.
+  int64_t read = bytesOf(context, indices) + bytesOf(context, out);
+  std::string description = CodegenContext::describe(op);
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description, read,
+                                 bytesOf(context, out));
+  builder.launch(kernel, gridFor(layout.rows * layout.k, kThreads), {kThreads, 1, 1}, 0,
+                 {StepArg::of_buffer(x), StepArg::of_buffer(indices), StepArg::of_buffer(out),
+                  StepArg::of_buffer(error)},
+                 description, error, outOfRange(layout.rowLength));
+  return llvm::Error::success();
+}
+
+llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op) {
+  ProgramBuilder &builder = context.builder;
+  Layout layout = layoutOf(op.getResult(), op.getValues());
+  DType dtype = dtypeOf(op.getType());
+  std::string v = cppType(dtype);
+  int values = context.bufferOf(op.getValues()), indices = context.bufferOf(op.getIndices());
+  int out = context.newResultBuffer(op.getResult());
+  if (layout.rows * layout.rowLength == 0) return llvm::Error::success();
+  int error = context.newScratch(op, DType::kInt64, 1);
+  // A block owns TILE dense elements of a row and reads all k slots of it.
+  int64_t tile = layout.rowLength <= kThreads ? kThreads : 1024;
+  int64_t tiles = (layout.rowLength + tile - 1) / tile;
+  std::string entry = "scatter_" + typeName(op.getValues()) + "_to_" + typeName(op.getResult());
+  std::string body = "  scatter<" + std::to_string(kThreads) + ", " + std::to_string(tile) + ", " +
+                     v + " >(indices, " + ll(layout.rows) + ", " + ll(layout.k) + ", " +
+                     ll(layout.rowLength) + ", RowsLoad<" + v + " >{values, " + ll(layout.k) +
+                     "}, RowsStore<" + v + " >{out, " + ll(layout.rowLength) + "}, error);\n";
+  std::string params = withType("const $V* __restrict__ values, const long long* __restrict__ "
+                                "indices, $V* __restrict__ out, unsigned long long* error",
+                                v);
+  std::string description = CodegenContext::describe(op);
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description,
+                                 tiles * (bytesOf(context, values) + bytesOf(context, indices)),
+                                 bytesOf(context, out));
+  builder.launch(kernel, {uint32_t(std::min<int64_t>(layout.rows * tiles, int64_t(1) << 20)), 1, 1},
+                 {kThreads, 1, 1}, 0,
+                 {StepArg::of_buffer(values), StepArg::of_buffer(indices), StepArg::of_buffer(out),
+                  StepArg::of_buffer(error)},
+                 description, error, outOfRange(layout.rowLength));
+  return llvm::Error::success();
+}
+
+// ---- sparse_add and sparse_mul -------------------------------------------------------
+
+int64_t powerOfTwoAtLeast(int64_t n) {
+  int64_t p = 2;
+  while (p < n) p *= 2;
+  return p;
+}
+
+llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUnion) {
+  ProgramBuilder &builder = context.builder;
+  Value lhsValues = op->getOperand(0), rhsValues = op->getOperand(2);
+  std::vector<int64_t> lhsShape = shapeOf(lhsValues.getType());
+  int64_t k1 = lhsShape.back(), k2 = shapeOf(rhsValues.getType()).back();
+  int64_t capacity = shapeOf(op->getResult(0).getType()).back();
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < lhsShape.size(); ++d) rows *= lhsShape[d];
+  if (std::max(k1, k2) > (int64_t(1) << 30))
+    return CodegenContext::error(op, "more than 2^30 slots per row are not supported");
+
+  int outValues = context.newResultBuffer(op->getResult(0));
+  int outIndices = context.newResultBuffer(op->getResult(1));
+  if (rows == 0) return llvm::Error::success();
+  int error = context.newScratch(op, DType::kInt64, 1);
+
+  int64_t pa = powerOfTwoAtLeast(k1), pb = powerOfTwoAtLeast(k2);
+  int threads = int(std::clamp<int64_t>(std::max(pa, pb) / 2, 32, 256));
+  int64_t workspace = 20 * (pa + pb); // merge_workspace_bytes(pa, pb)
+  bool shared = workspace <= kSharedBudget;
+  int64_t blocks = std::min<int64_t>(rows, shared ? 65535 : 256);
+  std::string v = cppType(dtypeOf(lhsValues.getType()));
+  std::string name = op->getName().stripDialect().str();
+  std::string entry = name + "_" + typeName(lhsValues) + "_" + typeName(rhsValues);
+  std::string body = (shared ? std::string("  SPECTRAL_DYNAMIC_SHARED(unsigned char, workspace);\n")
+                             : "  unsigned char* workspace = scratch + (long long)blockIdx.x * " +
+                                   ll(workspace) + ";\n") +
+                     "  sparse_merge_rows<" + std::to_string(threads) + ", " + std::to_string(pa) +
+                     ", " + std::to_string(pb) + ", " + (isUnion ? "true" : "false") + ", " + v +
+                     " >(lhs_values, lhs_indices, " + ll(k1) + ", rhs_values, rhs_indices, " +
+                     ll(k2) + ", " + ll(rows) + ", values, indices, " + ll(capacity) +
+                     ", workspace, error);\n";
+  std::string params =
+      withType("const $V* __restrict__ lhs_values, const long long* __restrict__ lhs_indices, "
+               "const $V* __restrict__ rhs_values, const long long* __restrict__ rhs_indices, "
+               "$V* __restrict__ values, long long* __restrict__ indices, unsigned char* scratch, "
+               "unsigned long long* error",
+               v);
+  std::vector<StepArg> args;
+  for (Value operand : op->getOperands())
+    args.push_back(StepArg::of_buffer(context.bufferOf(operand)));
+  args.push_back(StepArg::of_buffer(outValues));
+  args.push_back(StepArg::of_buffer(outIndices));
+  if (shared) {
+    args.push_back(StepArg::i64(0)); // no scratch
+  } else {
+    args.push_back(
+        StepArg::of_buffer(context.newScratch(op, DType::kInt64, blocks * workspace / 8)));
+  }
+  args.push_back(StepArg::of_buffer(error));
+  int64_t read = 0;
+  for (Value operand : op->getOperands()) read += bytesOf(context, context.bufferOf(operand));
+  std::string description = CodegenContext::describe(op);
+  int kernel = builder.addKernel(unitOf(entry, threads, params, body), description, read,
+                                 bytesOf(context, outValues) + bytesOf(context, outIndices));
+  builder.launch(kernel, {uint32_t(blocks), 1, 1}, {uint32_t(threads), 1, 1},
+                 shared ? uint32_t(workspace) : 0, std::move(args), description, error,
+                 "index below -1 (-1 marks an empty slot; positions count lhs_indices, then "
+                 "rhs_indices)");
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerSparse(CodegenContext &context, Operation *op) {
+  auto lower = [&]() -> llvm::Error {
+    if (auto topk = dyn_cast<sp::TopkModesOp>(op)) return lowerTopk(context, topk);
+    if (auto gather = dyn_cast<sp::GatherOp>(op)) return lowerGather(context, gather);
+    if (auto scatter = dyn_cast<sp::ScatterOp>(op)) return lowerScatter(context, scatter);
+    return lowerSparseBinary(context, op, isa<sp::SparseAddOp>(op));
+  };
+  if (!isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp, sp::SparseAddOp, sp::SparseMulOp>(op))
+    return false;
+  if (llvm::Error error = lower()) return error;
+  return true;
+}
+
+} // namespace spectral::codegen

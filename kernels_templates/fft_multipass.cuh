@@ -1,0 +1,123 @@
+// fft_multipass.cuh - functors of FFTs longer than one block holds.
+//
+// Four-step (N = N1 * N2, the axis seen as [outer, N1, N2, inner] with
+// element j = j1 N2 + j2): pass 1 runs length-N1 transforms down the columns
+// (stride N2 * inner) and multiplies entry (k1, j2) by w_N^(k1 j2); pass 2
+// runs length-N2 transforms along the rows and writes bin k1 + N1 k2. Pass 1
+// reads the transform's logical Load through FourStepColumnLoad, pass 2
+// writes its logical Store through FourStepRowStore, so whatever a one-block
+// transform fuses at its ends (a real or DCT adapter, a pointwise prologue
+// or epilogue) fuses into a multi-pass one unchanged. The intermediate array
+// between the passes has the logical layout [outer, N, inner].
+//
+// Bluestein beyond one block (the chirp-z convolution of length M >= 2N - 1
+// as two four-step FFTs of length M): the chirp product and zero padding
+// fuse into the forward FFT's first load (ChirpPadLoad), the filter product
+// into its last store (TableStore), the final chirp into the inverse FFT's
+// last store (ChirpStore).
+//
+// axis_map runs the pointwise steps that cannot fuse (a real transform's
+// packing reads bins k and H - k together) over [outer, n, inner].
+#pragma once
+
+#include "fft_io.cuh"
+
+namespace spectral_fft {
+
+/// Pass 1's Load: batch b = (outer * N2 + j2) * inner + in of the column
+/// transforms, element j1, is logical element j1 N2 + j2 of line
+/// outer * inner + in.
+template <typename Load>
+struct FourStepColumnLoad {
+  Load load;
+  int n2, inner;
+  __device__ __forceinline__ auto operator()(int batch, int j1) const {
+    int in = batch % inner, rest = batch / inner;
+    int outer = rest / n2, j2 = rest - outer * n2;
+    return load(outer * inner + in, j1 * n2 + j2);
+  }
+};
+
+/// Pass 1's Store: entry (k1, j2) times w_N^(k1 j2) (conjugated for the
+/// inverse), into the intermediate [outer, N1, N2, inner]. w_N^m =
+/// hi[m >> shift] * lo[m & (2^shift - 1)]: two small tables instead of one
+/// of N entries.
+template <typename T, bool FORWARD>
+struct FourStepTwiddleStore {
+  cplx<T>* data;
+  AxisLayout layout;  // n = N1, inner = N2 * inner
+  int inner;          // the axis' own stride
+  const cplx<T>* hi;
+  const cplx<T>* lo;
+  int shift;
+  __device__ __forceinline__ void operator()(int batch, int k1, cplx<T> value) const {
+    long long m = (long long)k1 * ((batch % layout.inner) / inner);
+    cplx<T> w = hi[m >> shift] * lo[m & ((1LL << shift) - 1)];
+    data[layout.offset(batch, k1)] = value * (FORWARD ? w : conj(w));
+  }
+};
+
+/// Pass 2's Store: batch b = (outer * N1 + k1) * inner + in of the row
+/// transforms, bin k2, is logical bin k1 + N1 k2 of line outer * inner + in
+/// (the four-step's transposed output order).
+template <typename Store>
+struct FourStepRowStore {
+  Store store;
+  int n1, inner;
+  template <typename V>
+  __device__ __forceinline__ void operator()(int batch, int k2, V value) const {
+    int in = batch % inner, rest = batch / inner;
+    int outer = rest / n1, k1 = rest - outer * n1;
+    store(outer * inner + in, k1 + n1 * k2, value);
+  }
+};
+
+/// Bluestein's first load: x_j * chirp_j for j < N, zero up to M.
+template <typename T, typename Load>
+struct ChirpPadLoad {
+  Load load;
+  const cplx<T>* chirp;
+  int n;
+  __device__ __forceinline__ cplx<T> operator()(int batch, int j) const {
+    return j < n ? load(batch, j) * chirp[j] : make_cplx<T>(T(0), T(0));
+  }
+};
+
+/// Bluestein's last store: keeps j < N, times chirp_j.
+template <typename T, typename Store>
+struct ChirpStore {
+  Store store;
+  const cplx<T>* chirp;
+  int n;
+  __device__ __forceinline__ void operator()(int batch, int j, cplx<T> value) const {
+    if (j < n) store(batch, j, value * chirp[j]);
+  }
+};
+
+/// Stores value_k * table_k (Bluestein's filter spectrum).
+template <typename T, typename Store>
+struct TableStore {
+  Store store;
+  const cplx<T>* table;
+  __device__ __forceinline__ void operator()(int batch, int k, cplx<T> value) const {
+    store(batch, k, value * table[k]);
+  }
+};
+
+/// store(batch, i, value(batch, i)) for every element of [outer, n, inner]
+/// (count of them), visited in memory order so that any inner coalesces;
+/// a grid-stride loop with no barrier.
+template <typename Value, typename Store>
+__device__ void axis_map(long long count, int n, int inner, Value value, Store store) {
+  const long long step = (long long)gridDim.x * blockDim.x;
+  for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += step) {
+    long long rest = e / inner;
+    int in = int(e - rest * inner);
+    long long outer = rest / n;
+    int i = int(rest - outer * n);
+    int batch = int(outer * inner + in);
+    store(batch, i, value(batch, i));
+  }
+}
+
+}  // namespace spectral_fft

@@ -1,0 +1,64 @@
+// executor.h - runs a Program on a Device with host arrays in and out.
+//
+// Executable::load checks the Program, compiles every kernel before the
+// first launch (in parallel over the cores, through the kernel cache), and
+// allocates the buffers and uploads the constants once. run() copies the
+// inputs in, runs the steps in order, and copies the outputs out. A launch
+// that reports bad indices (Step::error_word) fails the run with the step's
+// op and location. A loaded Executable runs one call at a time.
+#pragma once
+
+#include "runtime/device/device.h"
+#include "runtime/program/program.h"
+#include "runtime/status.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace spectral {
+
+/// A dense row-major array in host memory.
+struct HostTensor {
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+
+  int64_t elements() const;
+  /// "tensor<4x8xf32>".
+  std::string type_string() const;
+};
+
+/// Where the kernels of one load came from.
+struct LoadStats {
+  int kernels = 0;
+  uint64_t memory_hits = 0;  // of the process's kernel cache
+  uint64_t disk_hits = 0;
+  uint64_t compiles = 0;
+  double seconds = 0;        // wall time of load(), compiling included
+};
+
+class Executable {
+ public:
+  /// Compiles and loads `program` for `device`, which must outlive the
+  /// Executable. `threads` bounds the parallel compiles (0: hardware threads).
+  static StatusOr<std::unique_ptr<Executable>> load(Program program, Device& device,
+                                                    LoadStats* stats = nullptr, int threads = 0);
+  ~Executable();
+  Executable(const Executable&) = delete;
+  Executable& operator=(const Executable&) = delete;
+
+  /// One input per Program::inputs, matching dtype and shape exactly (the
+  /// error names the argument); fills `outputs` (one per Program::outputs).
+  Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs);
+
+  const Program& program() const;
+
+ private:
+  struct State;
+  explicit Executable(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace spectral

@@ -1,0 +1,133 @@
+// program.cc - the Program's own checks and sizes.
+#include "runtime/program/program.h"
+
+namespace spectral {
+
+const char* dtype_name(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return "i1";
+    case DType::kInt32: return "i32";
+    case DType::kInt64: return "i64";
+    case DType::kFloat32: return "f32";
+    case DType::kFloat64: return "f64";
+    case DType::kComplex64: return "complex<f32>";
+    case DType::kComplex128: return "complex<f64>";
+  }
+  return "?";
+}
+
+int dtype_size(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return 1;
+    case DType::kInt32:
+    case DType::kFloat32: return 4;
+    case DType::kInt64:
+    case DType::kFloat64:
+    case DType::kComplex64: return 8;
+    case DType::kComplex128: return 16;
+  }
+  return 0;
+}
+
+bool dtype_is_complex(DType dtype) {
+  return dtype == DType::kComplex64 || dtype == DType::kComplex128;
+}
+
+bool dtype_is_wide(DType dtype) {
+  return dtype == DType::kFloat64 || dtype == DType::kComplex128 || dtype == DType::kInt64;
+}
+
+int64_t BufferDesc::elements() const {
+  int64_t count = 1;
+  for (int64_t d : shape) count *= d;
+  return count;
+}
+
+int64_t BufferDesc::bytes() const { return elements() * dtype_size(dtype); }
+
+int Program::storage_of(int id) const {
+  return buffers[id].role == BufferRole::kView ? buffers[id].view_of : id;
+}
+
+namespace {
+
+bool valid_id(int id, size_t count) { return id >= 0 && size_t(id) < count; }
+
+std::string step_name(size_t index, const Step& step) {
+  return "step " + std::to_string(index) + (step.op.empty() ? "" : " (" + step.op + ")");
+}
+
+}  // namespace
+
+Status Program::validate() const {
+  const size_t count = buffers.size();
+  for (size_t i = 0; i < count; ++i) {
+    const BufferDesc& b = buffers[i];
+    const std::string name = "buffer " + std::to_string(i) + " '" + b.name + "'";
+    for (int64_t d : b.shape)
+      if (d < 0) return Status::error(name + " has a negative dimension");
+    if (b.role == BufferRole::kView) {
+      if (!valid_id(b.view_of, count) || buffers[b.view_of].role == BufferRole::kView)
+        return Status::error(name + " views an invalid buffer");
+      if (buffers[b.view_of].bytes() != b.bytes())
+        return Status::error(name + " views a buffer of another size");
+    }
+    if (b.role == BufferRole::kConstant) {
+      if (!valid_id(b.constant, constants.size()))
+        return Status::error(name + " names a missing constant");
+      if (int64_t(constants[b.constant].size()) != b.bytes())
+        return Status::error(name + " holds " + std::to_string(constants[b.constant].size()) +
+                             " constant bytes, expected " + std::to_string(b.bytes()));
+    }
+  }
+  for (int id : inputs)
+    if (!valid_id(id, count) || buffers[id].role != BufferRole::kInput)
+      return Status::error("input " + std::to_string(id) + " is not an input buffer");
+  for (int id : outputs)
+    if (!valid_id(id, count)) return Status::error("output " + std::to_string(id) + " is invalid");
+  for (size_t s = 0; s < steps.size(); ++s) {
+    const Step& step = steps[s];
+    switch (step.kind) {
+      case Step::Kind::kLaunch:
+        if (!valid_id(step.kernel, kernels.size()))
+          return Status::error(step_name(s, step) + " launches a missing kernel");
+        for (const StepArg& arg : step.args)
+          if (arg.kind == StepArg::Kind::kBuffer && !valid_id(arg.buffer, count))
+            return Status::error(step_name(s, step) + " passes an invalid buffer");
+        if (step.error_word >= 0 &&
+            (!valid_id(step.error_word, count) || buffers[step.error_word].bytes() != 8))
+          return Status::error(step_name(s, step) + " has an invalid error word");
+        break;
+      case Step::Kind::kCopy:
+        if (!valid_id(step.source, count) || !valid_id(step.target, count))
+          return Status::error(step_name(s, step) + " copies an invalid buffer");
+        if (buffers[step.source].bytes() != buffers[step.target].bytes())
+          return Status::error(step_name(s, step) + " copies between buffers of other sizes");
+        break;
+      case Step::Kind::kZero:
+        if (!valid_id(step.target, count))
+          return Status::error(step_name(s, step) + " zeroes an invalid buffer");
+        break;
+    }
+    if (step.target >= 0 && valid_id(step.target, count) &&
+        (buffers[storage_of(step.target)].role == BufferRole::kConstant ||
+         buffers[storage_of(step.target)].role == BufferRole::kInput))
+      return Status::error(step_name(s, step) + " writes an input or constant buffer");
+  }
+  return Status::ok();
+}
+
+int64_t Program::bytes_moved() const {
+  int64_t total = 0;
+  for (const Step& step : steps) {
+    if (step.kind == Step::Kind::kLaunch)
+      total += kernels[step.kernel].bytes_read + kernels[step.kernel].bytes_written;
+    else if (step.kind == Step::Kind::kCopy)
+      total += 2 * buffers[step.source].bytes();
+    else
+      total += buffers[step.target].bytes();
+  }
+  return total;
+}
+
+}  // namespace spectral

@@ -1,0 +1,112 @@
+// program.h - a compiled graph as plain data: buffers, constants, kernels, steps.
+//
+// The seam between compiler and runtime: codegen fills a Program, the
+// executor (executor.h) runs it on a Device, and the artifact format will
+// store it. Everything here is values and ids (no pointers, no callbacks),
+// so a Program can be copied, compared and serialized as it is.
+//
+// Buffers are numbered; a step names its arguments by buffer id. A buffer is
+// either storage of its own (an input, an output, a constant, a temporary)
+// or a view: the same bytes as another buffer under another shape (reshape
+// compiles to a view, no kernel). Every step runs in order on one stream.
+#pragma once
+
+#include "runtime/device/device.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spectral {
+
+/// Element types, as the dialect spells them.
+enum class DType : uint8_t { kBool, kInt32, kInt64, kFloat32, kFloat64, kComplex64, kComplex128 };
+
+/// "i1", "i32", "i64", "f32", "f64", "complex<f32>", "complex<f64>".
+const char* dtype_name(DType dtype);
+/// Bytes per element (i1 is one byte).
+int dtype_size(DType dtype);
+bool dtype_is_complex(DType dtype);
+/// Whether the dtype's reals are 64-bit (f64, complex<f64>, i64).
+bool dtype_is_wide(DType dtype);
+
+enum class BufferRole : uint8_t {
+  kInput,      // an argument of the function, written by the caller before a run
+  kConstant,   // bytes from Program::constants, uploaded once at load
+  kTemporary,  // written and read by steps of one run
+  kView,       // the bytes of `view_of`, seen with another shape
+};
+
+struct BufferDesc {
+  std::string name;  // "arg0", "%3", "twiddles_4096": for messages and dumps
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  BufferRole role = BufferRole::kTemporary;
+  int view_of = -1;  // kView: the buffer whose bytes it shares (never itself a view)
+  int constant = -1; // kConstant: index into Program::constants
+  int64_t bytes() const;
+  int64_t elements() const;
+};
+
+/// One kernel: the instantiation unit a Device compiles, and what it computes.
+struct KernelDesc {
+  KernelSource source;      // unit + entry
+  std::string ops;          // the ops it computes, "spectral.fft (graph.mlir:4:8), ..."
+  int64_t bytes_read = 0;   // bytes of its arguments read per launch, for reports
+  int64_t bytes_written = 0;
+};
+
+/// A launch argument: a buffer's device address or a scalar.
+struct StepArg {
+  enum class Kind : uint8_t { kBuffer, kInt32, kInt64, kFloat64 };
+  Kind kind = Kind::kBuffer;
+  int buffer = -1;
+  int64_t integer = 0;
+  double real = 0;
+
+  static StepArg of_buffer(int id) { return {Kind::kBuffer, id, 0, 0}; }
+  static StepArg i32(int64_t v) { return {Kind::kInt32, -1, v, 0}; }
+  static StepArg i64(int64_t v) { return {Kind::kInt64, -1, v, 0}; }
+  static StepArg f64(double v) { return {Kind::kFloat64, -1, 0, v}; }
+};
+
+struct Step {
+  enum class Kind : uint8_t {
+    kLaunch,  // kernel over grid x block with args
+    kCopy,    // bytes of buffer `source` to buffer `target` (device to device)
+    kZero,    // buffer `target` set to zero bytes
+  };
+  Kind kind = Kind::kLaunch;
+  int kernel = -1;
+  Dim3 grid, block;
+  uint32_t shared_bytes = 0;
+  std::vector<StepArg> args;
+  int source = -1, target = -1;
+  /// A launch that reports bad indices: this buffer (one u64, zeroed before the
+  /// launch) ends non-zero as ~(the lowest bad position) - sparse.cuh's error word.
+  int error_word = -1;
+  /// The op the step computes with its location, named by run-time errors.
+  std::string op;
+  /// What an error word means: "index out of range" with the position appended.
+  std::string error_message;
+};
+
+struct Program {
+  std::string function;  // the source function's name
+  std::vector<BufferDesc> buffers;
+  std::vector<std::vector<uint8_t>> constants;
+  std::vector<KernelDesc> kernels;
+  std::vector<Step> steps;
+  std::vector<int> inputs;   // buffer ids of the arguments, in order
+  std::vector<int> outputs;  // buffer ids of the results, in order (may repeat, or be inputs)
+
+  /// The buffer whose storage `id` uses (itself unless a view).
+  int storage_of(int id) const;
+  /// Checks ids, roles, view targets, constant sizes and step arguments; the
+  /// error names the step or buffer. The executor refuses a Program that fails.
+  Status validate() const;
+  /// Bytes moved per run: what the launches read and write, plus copies.
+  int64_t bytes_moved() const;
+};
+
+}  // namespace spectral

@@ -1,0 +1,180 @@
+// ContractionCodegenTest.cpp - matmul and channel_mix through codegen on the
+// host device against the reference evaluator; a graph chaining the
+// contraction and reduction families; and the static gate for the units
+// both families generate (NVRTC for sm_80 and sm_90, no spills).
+#include "tests/unit/compiler/codegen/CodegenTestUtil.h"
+
+
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+
+namespace spectral::testing {
+namespace {
+
+struct MatmulCase {
+  const char *element;
+  std::vector<int64_t> lhs, rhs, out;
+};
+
+std::string matmulGraph(const MatmulCase &c) {
+  std::string a = tensorType(c.lhs, c.element), b = tensorType(c.rhs, c.element),
+              r = tensorType(c.out, c.element);
+  return "func.func @main(%a: " + a + ", %b: " + b + ") -> " + r +
+         " {\n  %r = spectral.matmul %a, %b : " + a + ", " + b + "\n  return %r : " + r + "\n}\n";
+}
+
+class Matmul : public ::testing::TestWithParam<MatmulCase> {};
+
+TEST_P(Matmul, MatchesReference) { EXPECT_EQ(expectMatchesReference(matmulGraph(GetParam())), 1); }
+
+INSTANTIATE_TEST_SUITE_P(
+    Codegen, Matmul,
+    ::testing::Values(MatmulCase{"f32", {8, 32}, {32, 16}, {8, 16}},
+                      MatmulCase{"f64", {5, 7}, {7, 3}, {5, 3}},
+                      MatmulCase{"f32", {1, 1}, {1, 1}, {1, 1}},
+                      MatmulCase{"f32", {4, 4099}, {4099, 3}, {4, 3}}, // long K
+                      MatmulCase{"complex<f32>", {8, 32}, {32, 16}, {8, 16}},
+                      MatmulCase{"complex<f64>", {3, 4, 5}, {3, 5, 6}, {3, 4, 6}},
+                      MatmulCase{"i32", {6, 9}, {9, 4}, {6, 4}},
+                      MatmulCase{"i64", {2, 3, 5}, {5, 7}, {2, 3, 7}},
+                      // Batch broadcasting.
+                      MatmulCase{"f32", {2, 1, 8, 32}, {3, 32, 16}, {2, 3, 8, 16}},
+                      MatmulCase{"complex<f32>", {4, 1, 5, 6}, {1, 3, 6, 2}, {4, 3, 5, 2}},
+                      MatmulCase{"f64", {2, 3, 1, 4, 5, 6}, {3, 5, 4, 6, 7}, {2, 3, 5, 4, 5, 7}},
+                      // The 64 x 64 tiles, with partial tiles at the edges.
+                      MatmulCase{"f32", {8, 130, 33}, {33, 200}, {8, 130, 200}},
+                      MatmulCase{"complex<f32>", {70, 20, 7}, {7, 65}, {70, 20, 65}}),
+    [](const ::testing::TestParamInfo<MatmulCase> &info) {
+      const MatmulCase &c = info.param;
+      std::string name = c.element;
+      for (int64_t d : c.lhs) name += "_" + std::to_string(d);
+      name += "_by";
+      for (int64_t d : c.rhs) name += "_" + std::to_string(d);
+      for (char &ch : name)
+        if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return name;
+    });
+
+TEST(MatmulCodegen, IntegersWrap) {
+  std::string source = matmulGraph({"i32", {1, 2}, {2, 1}, {1, 1}});
+  HostTensor a{DType::kInt32, {1, 2}, std::vector<uint8_t>(8)},
+      b{DType::kInt32, {2, 1}, std::vector<uint8_t>(8)};
+  int32_t av[] = {2147483647, 65536}, bv[] = {3, 65537};
+  std::memcpy(a.bytes.data(), av, 8);
+  std::memcpy(b.bytes.data(), bv, 8);
+  expectMatchesReference(source, {a, b});
+}
+
+struct MixCase {
+  const char *element;
+  std::vector<int64_t> x, w, out;
+};
+
+std::string mixGraph(const MixCase &c) {
+  std::string x = tensorType(c.x, c.element), w = tensorType(c.w, c.element),
+              r = tensorType(c.out, c.element);
+  return "func.func @main(%x: " + x + ", %w: " + w + ") -> " + r +
+         " {\n  %r = spectral.channel_mix %x, %w : " + x + ", " + w + "\n  return %r : " + r +
+         "\n}\n";
+}
+
+TEST(ChannelMixCodegen, MatchesReference) {
+  for (const MixCase &c : {MixCase{"f32", {4, 8, 6, 5}, {8, 3, 6, 5}, {4, 3, 6, 5}},
+                           MixCase{"f64", {2, 3, 7}, {3, 5, 7}, {2, 5, 7}},
+                           MixCase{"complex<f32>", {5, 8, 300}, {8, 6, 300}, {5, 6, 300}},
+                           MixCase{"complex<f64>", {1, 1, 1}, {1, 1, 1}, {1, 1, 1}},
+                           MixCase{"f32", {3, 4}, {4, 5}, {3, 5}}})
+    EXPECT_EQ(expectMatchesReference(mixGraph(c)), 1) << mixGraph(c);
+}
+
+/// A classifier step: logits = x w, their log_softmax, the cross-entropy,
+/// the mean over the batch and the largest logit, and a spectral layer's
+/// channel mix with its mse against a target.
+const char *const kChainedGraph = R"(
+func.func @main(%x: tensor<16x32xf32>, %w: tensor<32x10xf32>, %labels: tensor<16xi32>,
+                %m: tensor<2x4x12xcomplex<f32>>, %mw: tensor<4x3x12xcomplex<f32>>,
+                %t: tensor<2x3x12xcomplex<f32>>)
+    -> (tensor<f32>, tensor<10xf32>, tensor<16x1xf32>, tensor<f32>, tensor<16x10xf32>) {
+  %logits = spectral.matmul %x, %w : tensor<16x32xf32>, tensor<32x10xf32>
+  %logp = spectral.log_softmax %logits axis 1 : tensor<16x10xf32>
+  %p = spectral.softmax %logits axis 1 : tensor<16x10xf32>
+  %loss = spectral.cross_entropy %logits, %labels : tensor<16x10xf32>, tensor<16xi32>
+  %mean = spectral.reduce_mean %logp axes [0] : tensor<16x10xf32>
+  %max = spectral.reduce_max %logits axes [1] keepdims : tensor<16x10xf32>
+  %y = spectral.channel_mix %m, %mw : tensor<2x4x12xcomplex<f32>>, tensor<4x3x12xcomplex<f32>>
+  %e = spectral.mse %y, %t : tensor<2x3x12xcomplex<f32>>
+  return %loss, %mean, %max, %e, %p : tensor<f32>, tensor<10xf32>, tensor<16x1xf32>, tensor<f32>, tensor<16x10xf32>
+}
+)";
+
+TEST(ContractionCodegen, ChainedGraphRuns) {
+  std::vector<HostTensor> inputs = randomInputs(kChainedGraph);
+  ASSERT_EQ(inputs.size(), 6u); // labels are random in [0, 10): in range
+  EXPECT_GE(expectMatchesReference(kChainedGraph, inputs), 8);
+}
+
+/// Graphs whose kernels cover every kind of unit the two families write.
+const char *const kGateGraphs[] = {
+    kChainedGraph,
+    R"(func.func @main(%a: tensor<3x100000xf32>, %b: tensor<70000x3xf64>, %c: tensor<1000x1000xcomplex<f32>>,
+               %d: tensor<7x9x11xi32>, %e: tensor<2x4099xf64>, %f: tensor<5x6x7xf32>)
+    -> (tensor<3xf32>, tensor<3xf64>, tensor<complex<f32>>, tensor<9xi32>, tensor<2x4099xf64>, tensor<5x7xf32>, tensor<7x11xi32>) {
+  %0 = spectral.reduce_sum %a axes [1] : tensor<3x100000xf32>
+  %1 = spectral.reduce_mean %b axes [0] : tensor<70000x3xf64>
+  %2 = spectral.reduce_mean %c axes [0, 1] : tensor<1000x1000xcomplex<f32>>
+  %3 = spectral.reduce_max %d axes [0, 2] : tensor<7x9x11xi32>
+  %4 = spectral.softmax %e axis 1 : tensor<2x4099xf64>
+  %5 = spectral.reduce_max %f axes [1] : tensor<5x6x7xf32>
+  %6 = spectral.reduce_sum %d axes [1] : tensor<7x9x11xi32>
+  return %0, %1, %2, %3, %4, %5, %6 : tensor<3xf32>, tensor<3xf64>, tensor<complex<f32>>, tensor<9xi32>, tensor<2x4099xf64>, tensor<5x7xf32>, tensor<7x11xi32>
+})",
+    R"(func.func @main(%a: tensor<8x130x33xf64>, %b: tensor<33x200xf64>, %c: tensor<2x1x40x40xcomplex<f64>>,
+               %d: tensor<3x40x40xcomplex<f64>>, %e: tensor<100x100xcomplex<f32>>, %f: tensor<8x64x64xi64>,
+               %x: tensor<5x8x300xcomplex<f64>>, %w: tensor<8x6x300xcomplex<f64>>, %l: tensor<6000x7xf64>,
+               %k: tensor<6000xi64>, %y: tensor<9x8x70xf64>, %v: tensor<8x4x70xf64>,
+               %g: tensor<8x130x33xcomplex<f32>>, %h: tensor<33x200xcomplex<f32>>, %i: tensor<8x100x70xi32>,
+               %j: tensor<8x70x100xi32>)
+    -> (tensor<8x130x200xf64>, tensor<2x3x40x40xcomplex<f64>>, tensor<100x100xcomplex<f32>>, tensor<8x64x64xi64>,
+        tensor<5x6x300xcomplex<f64>>, tensor<f64>, tensor<9x4x70xf64>, tensor<f64>, tensor<8x130x200xcomplex<f32>>,
+        tensor<8x100x100xi32>) {
+  %0 = spectral.matmul %a, %b : tensor<8x130x33xf64>, tensor<33x200xf64>
+  %1 = spectral.matmul %c, %d : tensor<2x1x40x40xcomplex<f64>>, tensor<3x40x40xcomplex<f64>>
+  %2 = spectral.matmul %e, %e : tensor<100x100xcomplex<f32>>, tensor<100x100xcomplex<f32>>
+  %3 = spectral.matmul %f, %f : tensor<8x64x64xi64>, tensor<8x64x64xi64>
+  %4 = spectral.channel_mix %x, %w : tensor<5x8x300xcomplex<f64>>, tensor<8x6x300xcomplex<f64>>
+  %5 = spectral.cross_entropy %l, %k : tensor<6000x7xf64>, tensor<6000xi64>
+  %6 = spectral.channel_mix %y, %v : tensor<9x8x70xf64>, tensor<8x4x70xf64>
+  %7 = spectral.mse %x, %x : tensor<5x8x300xcomplex<f64>>
+  %8 = spectral.matmul %g, %h : tensor<8x130x33xcomplex<f32>>, tensor<33x200xcomplex<f32>>
+  %9 = spectral.matmul %i, %j : tensor<8x100x70xi32>, tensor<8x70x100xi32>
+  return %0, %1, %2, %3, %4, %5, %6, %7, %8, %9 : tensor<8x130x200xf64>, tensor<2x3x40x40xcomplex<f64>>, tensor<100x100xcomplex<f32>>, tensor<8x64x64xi64>,
+        tensor<5x6x300xcomplex<f64>>, tensor<f64>, tensor<9x4x70xf64>, tensor<f64>, tensor<8x130x200xcomplex<f32>>,
+        tensor<8x100x100xi32>
+})",
+    // Rows of one 512-thread block each, and strided softmax.
+    R"(func.func @main(%a: tensor<300x20000xcomplex<f64>>, %b: tensor<300x20000xf64>, %c: tensor<3x50000xf32>,
+               %d: tensor<5x40x3xf64>, %e: tensor<300x20000xi64>)
+    -> (tensor<300xcomplex<f64>>, tensor<300xf64>, tensor<3x50000xf32>, tensor<5x40x3xf64>, tensor<300xi64>) {
+  %0 = spectral.reduce_mean %a axes [1] : tensor<300x20000xcomplex<f64>>
+  %1 = spectral.reduce_max %b axes [1] : tensor<300x20000xf64>
+  %2 = spectral.log_softmax %c axis 1 : tensor<3x50000xf32>
+  %3 = spectral.softmax %d axis 1 : tensor<5x40x3xf64>
+  %4 = spectral.reduce_sum %e axes [1] : tensor<300x20000xi64>
+  return %0, %1, %2, %3, %4 : tensor<300xcomplex<f64>>, tensor<300xf64>, tensor<3x50000xf32>, tensor<5x40x3xf64>, tensor<300xi64>
+})",
+};
+
+class ContractionNvrtc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ContractionNvrtc, UnitsCompileWithoutSpills) {
+  EXPECT_GE(expectCleanCubins({std::begin(kGateGraphs), std::end(kGateGraphs)}, GetParam()).size(),
+            25u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, ContractionNvrtc, ::testing::Values("sm_80", "sm_90"));
+
+} // namespace
+} // namespace spectral::testing
