@@ -25,6 +25,25 @@ __device__ __forceinline__ void report(unsigned long long* error, long long posi
   if (error != nullptr) atomicMax(error, ~(unsigned long long)position);
 }
 
+// ---- special values (no <limits> or HUGE_VAL under NVRTC) ---------------------------------
+
+template <typename T>
+__device__ __forceinline__ T infinity();
+template <>
+__device__ __forceinline__ float infinity<float>() { return __int_as_float(0x7f800000); }
+template <>
+__device__ __forceinline__ double infinity<double>() {
+  return __longlong_as_double(0x7ff0000000000000LL);
+}
+template <typename T>
+__device__ __forceinline__ T quiet_nan();
+template <>
+__device__ __forceinline__ float quiet_nan<float>() { return __int_as_float(0x7fc00000); }
+template <>
+__device__ __forceinline__ double quiet_nan<double>() {
+  return __longlong_as_double(0x7ff8000000000000LL);
+}
+
 // ---- arithmetic -------------------------------------------------------------------------
 
 template <typename T>

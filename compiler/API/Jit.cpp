@@ -2,6 +2,7 @@
 #include "compiler/API/Jit.h"
 
 #include "compiler/Codegen/Codegen.h"
+#include "compiler/Pipelines/Pipelines.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -10,7 +11,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -40,9 +40,7 @@ llvm::Expected<OwningOpRef<ModuleOp>> parseFile(MLIRContext &context, const std:
 llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &options) {
   if (options.simplify) {
     PassManager pm(module.getContext());
-    pm.addPass(createCanonicalizerPass());
-    pm.addPass(createCSEPass());
-    pm.addPass(createCanonicalizerPass());
+    addSimplifyPipeline(pm);
     if (failed(pm.run(module)))
       return llvm::createStringError("spectral-simplify failed (see the diagnostics above)");
   }

@@ -4,6 +4,8 @@
 #include "compiler/Reference/Evaluator.h"
 #include "runtime/program/executor.h"
 
+#include <string>
+
 namespace spectral {
 
 /// Reference tensors <-> host arrays in the Program's layout (the results
@@ -16,7 +18,10 @@ struct Agreement {
   double maxAbsError = 0;  // max |got - ref| over the elements
   double maxReference = 0; // max |ref|
   double relative = 0;     // maxAbsError / maxReference (maxAbsError when that is 0)
-  bool nanMismatch = false; // NaN in one and not the other (integers: any difference)
+  /// Why the result fails whatever the tolerance ("" when nothing does): a
+  /// shape mismatch, a NaN or infinity where the reference has another
+  /// value, or an integer that differs.
+  std::string mismatch;
   bool pass = false;
 };
 

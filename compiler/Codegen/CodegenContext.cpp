@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Location.h"
+#include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -13,7 +14,14 @@ namespace spectral::codegen {
 
 int CodegenContext::bufferOf(Value value) const {
   auto found = buffers_.find(value);
-  assert(found != buffers_.end() && "value without a buffer");
+  if (found == buffers_.end()) {
+    // An invariant of the driver (every operand is lowered before its users),
+    // not a user error: stop with the value named rather than read past the map.
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    value.print(os);
+    llvm::report_fatal_error(llvm::Twine("codegen: no buffer for ") + os.str());
+  }
   return found->second;
 }
 
@@ -33,28 +41,31 @@ int CodegenContext::newScratch(Operation *op, DType dtype, int64_t elements) {
                            dtype, {elements});
 }
 
-std::string CodegenContext::describe(Operation *op) {
-  std::string text = op->getName().getStringRef().str();
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    text += " (" + loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ":" +
-            std::to_string(loc.getColumn()) + ")";
-  else if (auto fused = dyn_cast<FusedLoc>(op->getLoc()))
+namespace {
+
+/// "graph.mlir:4:8" for a file location (or the first one inside a fused
+/// location, as folded constants get), else "".
+std::string locationText(Location location) {
+  if (auto loc = dyn_cast<FileLineColLoc>(location))
+    return loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ":" +
+           std::to_string(loc.getColumn());
+  if (auto fused = dyn_cast<FusedLoc>(location))
     for (Location inner : fused.getLocations())
-      if (auto loc = dyn_cast<FileLineColLoc>(inner)) {
-        text += " (" + loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ":" +
-                std::to_string(loc.getColumn()) + ")";
-        break;
-      }
-  return text;
+      if (std::string text = locationText(inner); !text.empty()) return text;
+  return "";
+}
+
+} // namespace
+
+std::string CodegenContext::describe(Operation *op) {
+  std::string where = locationText(op->getLoc());
+  return op->getName().getStringRef().str() + (where.empty() ? "" : " (" + where + ")");
 }
 
 llvm::Error CodegenContext::error(Operation *op, const llvm::Twine &message) {
-  std::string where;
-  if (auto loc = dyn_cast<FileLineColLoc>(op->getLoc()))
-    where = loc.getFilename().str() + ":" + std::to_string(loc.getLine()) + ":" +
-            std::to_string(loc.getColumn()) + ": ";
-  return llvm::createStringError(where + "'" + op->getName().getStringRef().str() + "': " +
-                                 message.str());
+  std::string where = locationText(op->getLoc());
+  return llvm::createStringError((where.empty() ? "" : where + ": ") + "'" +
+                                 op->getName().getStringRef().str() + "': " + message.str());
 }
 
 DType dtypeOf(Type type) {

@@ -10,6 +10,7 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -59,8 +60,12 @@ std::optional<std::string> splatLiteral(Operation *op) {
   switch (dtype) {
   case DType::kBool: return std::string(v.real() != 0 ? "true" : "false");
   case DType::kInt32: return "(int)" + std::to_string(dense.getSplatValue<APInt>().getSExtValue());
-  case DType::kInt64:
-    return "(long long)" + std::to_string(dense.getSplatValue<APInt>().getSExtValue()) + "LL";
+  case DType::kInt64: {
+    int64_t value = dense.getSplatValue<APInt>().getSExtValue();
+    // -2^63 has no literal: 9223372036854775808 does not fit long long.
+    if (value == std::numeric_limits<int64_t>::min()) return std::string("(-9223372036854775807LL - 1)");
+    return "(long long)" + std::to_string(value) + "LL";
+  }
   case DType::kFloat32:
   case DType::kFloat64: return real(v.real(), wide);
   case DType::kComplex64:

@@ -11,7 +11,7 @@
 // channel_mix over the flattened modes.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/CodegenUtil.h"
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -23,9 +23,6 @@ namespace sp = mlir::spectral;
 
 namespace spectral::codegen {
 namespace {
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-std::string lit(int64_t v) { return std::to_string(v) + "LL"; }
 
 /// matmul.cuh's (BM, BN, BK, TM, TN); every tile runs 256 threads.
 struct Tile {
@@ -57,14 +54,11 @@ std::vector<BatchDim> batchDims(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_
                                 llvm::ArrayRef<int64_t> out, int64_t matrixA, int64_t matrixB) {
   size_t rank = out.size() - 2;
   auto strides = [&](llvm::ArrayRef<int64_t> shape, int64_t matrix) {
-    std::vector<int64_t> aligned(rank, 1), result(rank, 0);
+    std::vector<int64_t> aligned(rank, 1);
     size_t offset = rank - (shape.size() - 2);
     for (size_t d = 0; d + 2 < shape.size(); ++d) aligned[d + offset] = shape[d];
-    int64_t stride = matrix;
-    for (int d = int(rank) - 1; d >= 0; --d) {
-      result[d] = aligned[d] == 1 ? 0 : stride;
-      stride *= aligned[d];
-    }
+    std::vector<int64_t> result = rowMajorStrides(aligned);
+    for (size_t d = 0; d < rank; ++d) result[d] = aligned[d] == 1 ? 0 : result[d] * matrix;
     return result;
   };
   std::vector<int64_t> sa = strides(a, matrixA), sb = strides(b, matrixB);
@@ -106,8 +100,7 @@ llvm::Error lowerMatmul(CodegenContext &context, sp::MatmulOp op) {
   std::vector<int64_t> a = shapeOf(op.getLhs().getType()), b = shapeOf(op.getRhs().getType()),
                        out = shapeOf(op.getType());
   int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
-  int64_t batches = 1;
-  for (size_t d = 0; d + 2 < out.size(); ++d) batches *= out[d];
+  int64_t batches = elementCount(llvm::ArrayRef(out).drop_back(2));
   int lhs = context.bufferOf(op.getLhs()), rhs = context.bufferOf(op.getRhs());
   int output = context.newResultBuffer(op.getResult());
   if (batches * m * n == 0) return llvm::Error::success();
@@ -151,13 +144,10 @@ llvm::Error lowerMatmul(CodegenContext &context, sp::MatmulOp op) {
       std::to_string(n) + ", " + std::to_string(k) + ", " + lit(batches) +
       ", LoadA{a}, LoadB{b}, spectral_linalg::MatrixStore<" + v + ">{c, " + std::to_string(m) +
       ", " + std::to_string(n) + "});\n}\n";
-  auto bytes = [&](const std::vector<int64_t> &shape) {
-    int64_t count = 1;
-    for (int64_t d : shape) count *= d;
-    return count * dtype_size(dtype);
-  };
   std::string where = CodegenContext::describe(op);
-  int kernel = context.builder.addKernel({unit, name}, where, bytes(a) + bytes(b), bytes(out));
+  int kernel = context.builder.addKernel({unit, name}, where,
+                                         bytesOf(dtype, elementCount(a) + elementCount(b)),
+                                         bytesOf(dtype, elementCount(out)));
   int64_t tiles = batches * ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn);
   context.builder.launch(kernel, {uint32_t(std::min<int64_t>(tiles, 65535)), 1, 1},
                          {uint32_t(tile.threads()), 1, 1}, 0,
@@ -172,8 +162,8 @@ llvm::Error lowerMatmul(CodegenContext &context, sp::MatmulOp op) {
 llvm::Error lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op) {
   DType dtype = dtypeOf(op.getType());
   std::vector<int64_t> xs = shapeOf(op.getX().getType()), ws = shapeOf(op.getWeights().getType());
-  int64_t batch = xs[0], in = xs[1], outChannels = ws[1], modes = 1;
-  for (size_t d = 2; d < xs.size(); ++d) modes *= xs[d];
+  int64_t batch = xs[0], in = xs[1], outChannels = ws[1];
+  int64_t modes = elementCount(llvm::ArrayRef(xs).drop_front(2));
   int x = context.bufferOf(op.getX()), w = context.bufferOf(op.getWeights());
   int output = context.newResultBuffer(op.getResult());
   if (batch * outChannels * modes == 0) return llvm::Error::success();
@@ -196,11 +186,10 @@ llvm::Error lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op) {
       std::to_string(in) + ", " + lit(modes) + "}, ModeLoad<" + v + ">{w, " +
       std::to_string(outChannels) + ", " + lit(modes) + "}, ModeStore<" + v + ">{out, " +
       std::to_string(outChannels) + ", " + lit(modes) + "});\n}\n";
-  int64_t size = dtype_size(dtype);
   std::string where = CodegenContext::describe(op);
   int kernel = context.builder.addKernel({unit, name}, where,
-                                         (batch * in + in * outChannels) * modes * size,
-                                         batch * outChannels * modes * size);
+                                         bytesOf(dtype, (batch * in + in * outChannels) * modes),
+                                         bytesOf(dtype, batch * outChannels * modes));
   Dim3 grid{uint32_t(std::min<int64_t>(ceilDiv(modes, threads), 65535)),
             uint32_t(std::min<int64_t>(ceilDiv(outChannels, to), 65535)),
             uint32_t(std::min<int64_t>(ceilDiv(batch, tb), 65535))};
@@ -214,12 +203,8 @@ llvm::Error lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op) {
 } // namespace
 
 llvm::Expected<bool> lowerContraction(CodegenContext &context, Operation *op) {
-  auto done = [](llvm::Error error) -> llvm::Expected<bool> {
-    if (error) return error;
-    return true;
-  };
-  if (auto matmul = dyn_cast<sp::MatmulOp>(op)) return done(lowerMatmul(context, matmul));
-  if (auto mix = dyn_cast<sp::ChannelMixOp>(op)) return done(lowerChannelMix(context, mix));
+  if (auto matmul = dyn_cast<sp::MatmulOp>(op)) return lowered(lowerMatmul(context, matmul));
+  if (auto mix = dyn_cast<sp::ChannelMixOp>(op)) return lowered(lowerChannelMix(context, mix));
   return false;
 }
 

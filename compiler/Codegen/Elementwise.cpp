@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/Elementwise.h"
 
+#include "compiler/Codegen/CodegenUtil.h"
 #include "compiler/Codegen/Constants.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -40,17 +41,13 @@ bool isElementwiseOp(Operation *op) {
 
 namespace {
 
-std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape) {
-  std::vector<int64_t> strides(shape.size(), 1);
-  for (int d = int(shape.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * shape[d + 1];
-  return strides;
-}
-
 /// Writes the struct of member functions and the entry for one group.
 class GroupWriter {
 public:
-  GroupWriter(CodegenContext &context, llvm::ArrayRef<Operation *> ops)
-      : context_(context), ops_(ops.begin(), ops.end()) {
+  /// `inlined` (optional) is a value from outside the group whose element at
+  /// the index being computed arrives as the functions' parameter `a`.
+  explicit GroupWriter(llvm::ArrayRef<Operation *> ops, Value inlined = {})
+      : ops_(ops.begin(), ops.end()), inlined_(inlined) {
     for (Operation *op : ops) inGroup_.insert(op);
   }
 
@@ -58,51 +55,93 @@ public:
     for (Operation *op : ops_) {
       for (Value operand : op->getOperands()) leafOf(operand);
       if (llvm::Error error = renderOp(op)) return error;
+      if (!farRead_.empty())
+        return CodegenContext::error(op, "reads " + farRead_ + " at another element");
     }
     return llvm::Error::success();
   }
 
-  /// The expression reading `value` at the index expression `index`.
+  /// The expression reading `value` at the index expression `index` inside
+  /// the struct. The inlined value exists only at index i.
   std::string read(Value value, const std::string &index) {
+    if (inlined_ && value == inlined_) {
+      if (index != "i") farRead_ = "the fused anchor's result";
+      current_ |= true;
+      return "a";
+    }
     auto leaf = leaves_.find(value);
     if (leaf != leaves_.end()) return "in" + std::to_string(leaf->second) + "[" + index + "]";
     Operation *def = value.getDefiningOp();
     if (std::optional<std::string> literal = splatLiteral(def)) return *literal;
-    return functions_.lookup(value) + "(" + index + ")";
+    if (usesInlined_.contains(value)) {
+      if (index != "i") farRead_ = "the fused anchor's result";
+      current_ = true;
+      return functions_.lookup(value) + "(" + index + ", a)";
+    }
+    return functions_.lookup(value) + "(" + index + (inlined_ ? ", a)" : ")");
+  }
+
+  /// The struct `name`: the inputs' pointers, the error word and one member
+  /// function per value.
+  std::string definition(const std::string &name) const {
+    std::string members;
+    for (size_t k = 0; k < leafOrder_.size(); ++k)
+      members += "  const " + std::string(cppType(dtypeOf(leafOrder_[k].getType()))) + "* in" +
+                 std::to_string(k) + ";\n";
+    return "struct " + name + " {\n" + members + "  unsigned long long* error;\n" + body_ +
+           "};\n";
+  }
+
+  /// `value` at index expression `index` through the struct object
+  /// `object`, with `a` the inlined value's element there.
+  std::string call(Value value, const std::string &object, const std::string &index,
+                   const std::string &a = "") const {
+    if (inlined_ && value == inlined_) return a;
+    auto leaf = leaves_.find(value);
+    if (leaf != leaves_.end())
+      return object + ".in" + std::to_string(leaf->second) + "[" + index + "]";
+    if (std::optional<std::string> literal = splatLiteral(value.getDefiningOp())) return *literal;
+    return object + "." + functions_.lookup(value) + "(" + index + (inlined_ ? ", " + a : "") + ")";
   }
 
   std::string unit(const std::string &entry, llvm::ArrayRef<Value> outputs) const {
-    std::string params, members, init;
+    std::string params, init;
     for (size_t k = 0; k < leafOrder_.size(); ++k) {
-      std::string type = cppType(dtypeOf(leafOrder_[k].getType()));
-      params += "const " + type + "* __restrict__ in" + std::to_string(k) + ", ";
-      members += "  const " + type + "* in" + std::to_string(k) + ";\n";
+      params += "const " + std::string(cppType(dtypeOf(leafOrder_[k].getType()))) +
+                "* __restrict__ in" + std::to_string(k) + ", ";
       init += "in" + std::to_string(k) + ", ";
     }
     std::string loops;
     for (size_t k = 0; k < outputs.size(); ++k) {
       std::string out = "out" + std::to_string(k);
       params += std::string(cppType(dtypeOf(outputs[k].getType()))) + "* __restrict__ " + out + ", ";
-      int64_t count = 1;
-      for (int64_t d : shapeOf(outputs[k].getType())) count *= d;
-      loops += "  spectral_pointwise::for_each_index<4, long long>(" + std::to_string(count) +
-               "LL, [&](long long i) { " + out + "[i] = g." +
-               functions_.lookup(outputs[k]) + "(i); });\n";
+      loops += "  spectral_pointwise::for_each_index<4, long long>(" +
+               std::to_string(elementCount(outputs[k])) + "LL, [&](long long i) { " + out +
+               "[i] = " + call(outputs[k], "g", "i") + "; });\n";
     }
     params += "unsigned long long* error";
     return "#include \"elementwise.cuh\"\n#include \"pointwise.cuh\"\n\n"
-           "namespace {\nstruct Group {\n" + members +
-           "  unsigned long long* error;\n" + body_ + "};\n}  // namespace\n\n"
+           "namespace {\n" + definition("Group") + "}  // namespace\n\n"
            "extern \"C\" __global__ void " + entry + "(" + params + ") {\n"
            "  const Group g{" + init + "error};\n" + loops + "}\n";
   }
 
   llvm::ArrayRef<Value> leaves() const { return leafOrder_; }
-  bool reportsErrors() const { return !errorKinds_.empty(); }
+  bool reportsErrors() const { return !failing_.empty(); }
+  /// The ops that can fail, as steps name ops: "spectral.div (x.mlir:3:8)".
+  std::string failingOps() const {
+    std::string text;
+    for (auto &[op, kind] : failing_)
+      text += (text.empty() ? "" : " or ") + CodegenContext::describe(op);
+    return text;
+  }
+  /// "integer division by zero", with the op when several can fail.
   std::string errorMessage() const {
     std::string message;
-    for (const std::string &kind : errorKinds_) message += (message.empty() ? "" : " or ") + kind;
-    return message;
+    for (auto &[op, kind] : failing_)
+      message += (message.empty() ? "" : " or ") + kind +
+                 (failing_.size() > 1 ? " in " + CodegenContext::describe(op) : "");
+    return message + "; the position counts elements of the failing op's result";
   }
 
 private:
@@ -141,8 +180,13 @@ private:
   std::string define(Value result, const std::string &statements, const std::string &expr) {
     std::string name = "v" + std::to_string(functions_.size());
     functions_[result] = name;
+    if (current_) usesInlined_.insert(result);
+    current_ = false;
+    std::string parameter =
+        inlined_ ? ", " + std::string(cppType(dtypeOf(inlined_.getType()))) + " a" : "";
     body_ += "  __device__ __forceinline__ " + std::string(cppType(dtypeOf(result.getType()))) +
-             " " + name + "(long long i) const {\n" + statements + "    return " + expr + ";\n  }\n";
+             " " + name + "(long long i" + parameter + ") const {\n" + statements +
+             "    return " + expr + ";\n  }\n";
     return name;
   }
 
@@ -172,7 +216,7 @@ private:
         .Case([&](sp::MulOp) -> llvm::Error { return pointwise(op, "spectral_ew::mul"); })
         .Case([&](sp::DivOp) -> llvm::Error {
           if (type == DType::kInt32 || type == DType::kInt64) {
-            errorKinds_.insert("integer division by zero");
+            failing_.push_back({op, "integer division by zero"});
             Value a = op->getOperand(0), b = op->getOperand(1);
             bool same = shapeOf(a.getType()) == shape && shapeOf(b.getType()) == shape;
             define(result, same ? "" : coordinates(shape),
@@ -199,7 +243,7 @@ private:
           DType from = dtypeOf(cast.getX().getType());
           bool fromFloat = from != DType::kBool && from != DType::kInt32 && from != DType::kInt64;
           if ((type == DType::kInt32 || type == DType::kInt64) && fromFloat)
-            errorKinds_.insert("a NaN or infinity cast to an integer");
+            failing_.push_back({op, "a NaN or infinity cast to an integer"});
           define(result, "",
                  "spectral_ew::cast<" + std::string(cppType(type)) + ">(" +
                      read(cast.getX(), "i") + ", error, i)");
@@ -268,17 +312,25 @@ private:
             inside += " && " + k + " >= 0 && " + k + " < " + std::to_string(in[d]) + "LL";
             index += (index.empty() ? "" : " + ") + k + " * " + std::to_string(strides[d]) + "LL";
           }
-          char value[64];
-          std::snprintf(value, sizeof value, "%.17g", p.getValue().convertToDouble());
-          std::string fill = std::isfinite(p.getValue().convertToDouble())
-                                 ? "spectral_ew::cast<" + std::string(cppType(type)) + ">(" +
-                                       value + ", nullptr, 0)"
-                                 : std::string("spectral_ew::cast<") + cppType(type) + ">(" +
-                                       (std::isnan(p.getValue().convertToDouble())
-                                            ? "nan(\"\")"
-                                            : p.getValue().convertToDouble() > 0 ? "HUGE_VAL"
-                                                                                 : "-HUGE_VAL") +
-                                       ", nullptr, 0)";
+          double padValue = p.getValue().convertToDouble();
+          bool integer = type == DType::kInt32 || type == DType::kInt64;
+          bool padded = llvm::any_of(p.getLow(), [](int64_t v) { return v > 0; }) ||
+                        llvm::any_of(p.getHigh(), [](int64_t v) { return v > 0; });
+          if (integer && padded && !std::isfinite(padValue))
+            return CodegenContext::error(op, "pads an integer tensor with a NaN or infinity");
+          std::string real = dtype_is_wide(type) || integer ? "double" : "float";
+          std::string literal;
+          if (std::isnan(padValue)) {
+            literal = "spectral_ew::quiet_nan<" + real + ">()";
+          } else if (std::isinf(padValue)) {
+            literal = std::string(padValue < 0 ? "-" : "") + "spectral_ew::infinity<" + real + ">()";
+          } else {
+            char text[64];
+            std::snprintf(text, sizeof text, "%.17g", padValue);
+            literal = text;
+          }
+          std::string fill = "spectral_ew::cast<" + std::string(cppType(type)) + ">(" + literal +
+                             ", nullptr, 0)";
           define(result, coordinates(shape),
                  "(" + inside + ") ? " + read(p.getX(), index.empty() ? "0" : index) + " : " + fill);
           return llvm::Error::success();
@@ -311,14 +363,17 @@ private:
         });
   }
 
-  CodegenContext &context_;
   std::vector<Operation *> ops_;
+  Value inlined_;
+  llvm::DenseSet<Value> usesInlined_;  // values computed from the inlined one
+  bool current_ = false;               // the op being rendered reads it
+  std::string farRead_;                // set when it is read at another index
   llvm::DenseSet<Operation *> inGroup_;
   llvm::DenseMap<Value, int> leaves_;
   std::vector<Value> leafOrder_;
   llvm::DenseMap<Value, std::string> functions_;
   std::string body_;
-  std::set<std::string> errorKinds_;
+  std::vector<std::pair<Operation *, std::string>> failing_;
 };
 
 /// "ew_add_gelu_f32_4x8x128": the group's op names (at most four, then the
@@ -337,9 +392,24 @@ std::string entryName(llvm::ArrayRef<Operation *> ops, Value output) {
 
 } // namespace
 
+llvm::Expected<FusedGroup> renderFusedGroup(llvm::ArrayRef<Operation *> ops, Value inlined,
+                                            llvm::ArrayRef<Value> values, const std::string &name,
+                                            const std::string &object, const std::string &index,
+                                            const std::string &a) {
+  GroupWriter writer(ops, inlined);
+  if (llvm::Error error = writer.render()) return error;
+  FusedGroup group;
+  group.definition = writer.definition(name);
+  group.leaves.assign(writer.leaves().begin(), writer.leaves().end());
+  for (Value value : values) group.calls.push_back(writer.call(value, object, index, a));
+  group.reportsErrors = writer.reportsErrors();
+  return group;
+}
+
 llvm::Error lowerElementwise(CodegenContext &context, llvm::ArrayRef<Operation *> ops,
                              llvm::ArrayRef<Value> outputs, llvm::ArrayRef<int> outputBuffers) {
-  GroupWriter writer(context, ops);
+  if (outputs.empty()) return llvm::Error::success();  // nothing is used: no kernel
+  GroupWriter writer(ops);
   if (llvm::Error error = writer.render()) return error;
   std::string description;
   for (Operation *op : ops)
@@ -369,8 +439,8 @@ llvm::Error lowerElementwise(CodegenContext &context, llvm::ArrayRef<Operation *
   int kernel = builder.addKernel({writer.unit(entry, outputs), entry}, description, bytesRead,
                                  bytesWritten);
   builder.launch(kernel, gridFor(count, 256, 4), {256, 1, 1}, 0, std::move(args),
-                 CodegenContext::describe(ops.back()), errorWord,
-                 writer.reportsErrors() ? writer.errorMessage() : std::string());
+                 writer.reportsErrors() ? writer.failingOps() : CodegenContext::describe(ops.back()),
+                 errorWord, writer.reportsErrors() ? writer.errorMessage() : std::string());
   return llvm::Error::success();
 }
 

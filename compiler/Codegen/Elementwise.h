@@ -16,4 +16,23 @@ llvm::Error lowerElementwise(CodegenContext &context, llvm::ArrayRef<mlir::Opera
                              llvm::ArrayRef<mlir::Value> outputs,
                              llvm::ArrayRef<int> outputBuffers);
 
+/// A group rendered into another kernel's Load or Store functor.
+struct FusedGroup {
+  std::string definition;          // the struct: input pointers, error word, functions
+  std::vector<mlir::Value> leaves; // its pointer members in0, in1, ... in order
+  std::vector<std::string> calls;  // per requested value, the expression computing it
+  bool reportsErrors = false;      // some op can fail (integer division, casts)
+};
+
+/// Renders `ops` as struct `name`; `calls[k]` computes `values[k]` through
+/// the object `object` at the index expression `index`. `inlined` (may be
+/// null) is a value computed outside the group, an anchor's result, whose
+/// element at `index` is the expression `a`; an op that would read it at
+/// another element is an error (not fusable).
+llvm::Expected<FusedGroup> renderFusedGroup(llvm::ArrayRef<mlir::Operation *> ops,
+                                            mlir::Value inlined,
+                                            llvm::ArrayRef<mlir::Value> values,
+                                            const std::string &name, const std::string &object,
+                                            const std::string &index, const std::string &a);
+
 } // namespace spectral::codegen

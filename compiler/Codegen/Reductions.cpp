@@ -18,7 +18,7 @@
 // passes.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/CodegenUtil.h"
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -37,9 +37,6 @@ struct RowBlock {
   int x, rows;
   Dim3 block() const { return {uint32_t(x), uint32_t(rows), 1}; }
 };
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-std::string lit(int64_t v) { return std::to_string(v) + "LL"; }
 
 /// Threads along j when `contiguous` (short rows: a power of two <= 16 lanes
 /// per row and many rows per block; up to 1024: a warp per row; longer: a
@@ -105,12 +102,7 @@ struct Layout {
   /// Statements of a function body returning the input offset of (row, j).
   std::string offsetBody() const {
     std::string code = "    long long at = 0, q = 0;\n";
-    int64_t stride = 1;
-    std::vector<int64_t> strides(sizes.size());
-    for (int g = int(sizes.size()) - 1; g >= 0; --g) {
-      strides[g] = stride;
-      stride *= sizes[g];
-    }
+    std::vector<int64_t> strides = rowMajorStrides(sizes);
     for (bool r : {false, true}) {
       const char *index = r ? "j" : "row";
       int first = -1;
@@ -152,8 +144,6 @@ std::string opType(Kind kind, const std::string &a) {
 
 /// The op of the passes before the last: partials are never finished.
 Kind partialKind(Kind kind) { return kind == Kind::kMax ? Kind::kMax : Kind::kSum; }
-
-int64_t bytesOf(DType dtype, int64_t elements) { return elements * dtype_size(dtype); }
 
 /// "reduce_sum_f32_partials": BLOCK-thread partials of a flat tensor of n
 /// (an argument) elements.
@@ -320,9 +310,9 @@ llvm::Error lowerSoftmax(CodegenContext &context, Operation *op, Value x, int64_
                          bool log) {
   DType dtype = dtypeOf(x.getType());
   std::vector<int64_t> shape = shapeOf(x.getType());
-  int64_t outer = 1, inner = 1, n = shape[axis];
-  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-  for (int64_t d = axis + 1; d < int64_t(shape.size()); ++d) inner *= shape[d];
+  int64_t n = shape[axis];
+  int64_t outer = elementCount(llvm::ArrayRef(shape).take_front(axis));
+  int64_t inner = elementCount(llvm::ArrayRef(shape).drop_front(axis + 1));
   int input = context.bufferOf(x), output = context.newResultBuffer(op->getResult(0));
   int64_t rows = outer * inner;
   if (rows * n == 0) return llvm::Error::success();
@@ -411,8 +401,7 @@ llvm::Error lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op) {
 /// Load (real or complex inputs, a real result).
 llvm::Error lowerMse(CodegenContext &context, sp::MseOp op) {
   DType dtype = dtypeOf(op.getPrediction().getType()), real = dtypeOf(op.getType());
-  int64_t n = 1;
-  for (int64_t d : shapeOf(op.getPrediction().getType())) n *= d;
+  int64_t n = elementCount(op.getPrediction());
   int a = context.bufferOf(op.getPrediction()), b = context.bufferOf(op.getTarget());
   int output = context.newResultBuffer(op.getResult());
   std::string t = cppType(dtype), r = cppType(real);
@@ -432,22 +421,18 @@ llvm::Error lowerMse(CodegenContext &context, sp::MseOp op) {
 } // namespace
 
 llvm::Expected<bool> lowerReduction(CodegenContext &context, Operation *op) {
-  auto done = [](llvm::Error error) -> llvm::Expected<bool> {
-    if (error) return error;
-    return true;
-  };
   if (auto r = dyn_cast<sp::ReduceSumOp>(op))
-    return done(lowerReduce(context, op, Kind::kSum, r.getX(), r.getAxes()));
+    return lowered(lowerReduce(context, op, Kind::kSum, r.getX(), r.getAxes()));
   if (auto r = dyn_cast<sp::ReduceMeanOp>(op))
-    return done(lowerReduce(context, op, Kind::kMean, r.getX(), r.getAxes()));
+    return lowered(lowerReduce(context, op, Kind::kMean, r.getX(), r.getAxes()));
   if (auto r = dyn_cast<sp::ReduceMaxOp>(op))
-    return done(lowerReduce(context, op, Kind::kMax, r.getX(), r.getAxes()));
+    return lowered(lowerReduce(context, op, Kind::kMax, r.getX(), r.getAxes()));
   if (auto s = dyn_cast<sp::SoftmaxOp>(op))
-    return done(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), false));
+    return lowered(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), false));
   if (auto s = dyn_cast<sp::LogSoftmaxOp>(op))
-    return done(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), true));
-  if (auto c = dyn_cast<sp::CrossEntropyOp>(op)) return done(lowerCrossEntropy(context, c));
-  if (auto m = dyn_cast<sp::MseOp>(op)) return done(lowerMse(context, m));
+    return lowered(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), true));
+  if (auto c = dyn_cast<sp::CrossEntropyOp>(op)) return lowered(lowerCrossEntropy(context, c));
+  if (auto m = dyn_cast<sp::MseOp>(op)) return lowered(lowerMse(context, m));
   return false;
 }
 

@@ -19,7 +19,7 @@
 //   shared memory when it fits, else a global scratch slice per block.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/CodegenUtil.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include <algorithm>
@@ -35,8 +35,6 @@ constexpr int64_t kSharedBudget = 40 * 1024;
 /// Threads per block of every sparse unit but the merge.
 constexpr int kThreads = 256;
 
-std::string ll(int64_t value) { return std::to_string(value) + "LL"; }
-
 /// `text` with every "$V" replaced by `v` (the element's C++ type).
 std::string withType(std::string text, const std::string &v) {
   for (size_t at = text.find("$V"); at != std::string::npos; at = text.find("$V", at + v.size()))
@@ -44,31 +42,16 @@ std::string withType(std::string text, const std::string &v) {
   return text;
 }
 
-int64_t elementsOf(Value value) {
-  int64_t count = 1;
-  for (int64_t d : shapeOf(value.getType())) count *= d;
-  return count;
-}
-
 std::string typeName(Value value) {
   return std::string(shortName(dtypeOf(value.getType()))) + "_" +
          shapeName(shapeOf(value.getType()));
 }
 
-int64_t bytesOf(CodegenContext &context, int buffer) {
-  return context.builder.program().buffers[buffer].bytes();
-}
-
-/// "#include ..." and one entry: `extern "C" __global__ void entry(params) { body }`.
-/// The launch bounds ask for two blocks per SM (without a minimum, ptxas
-/// may trade registers for occupancy and spill).
+/// A sparse unit of one entry, bounded to `threads` per block.
 KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
                     const std::string &body) {
-  return {"#include \"common.cuh\"\n#include \"sparse_ops.cuh\"\n\n"
-          "using namespace spectral_sparse;\n\n"
-          "extern \"C\" __global__ void __launch_bounds__(" +
-              std::to_string(threads) + ", 2) " + entry + "(" + params + ") {\n" + body + "}\n",
-          entry};
+  return boundedUnit("sparse_ops.cuh", entry, threads, params, body,
+                     "using namespace spectral_sparse;\n\n");
 }
 
 /// The rows and row length a sparse [..., k] side addresses in `dense`: per
@@ -82,9 +65,8 @@ Layout layoutOf(Value dense, Value sparse) {
   std::vector<int64_t> sparseShape = shapeOf(sparse.getType());
   bool flat = sparseShape.size() == 1 && denseShape.size() != 1;
   int64_t k = sparseShape.back();
-  int64_t rowLength = flat ? elementsOf(dense) : denseShape.back();
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < sparseShape.size(); ++d) rows *= sparseShape[d];
+  int64_t rowLength = flat ? elementCount(dense) : denseShape.back();
+  int64_t rows = elementCount(llvm::ArrayRef(sparseShape).drop_back());
   return {rows, k, rowLength};
 }
 
@@ -102,8 +84,8 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   std::string element = "ByMagnitude<" + v + " >";
   int keyBytes = dtype == DType::kFloat32 || dtype == DType::kInt32 ? 4 : 8;
   int64_t k = int64_t(op.getK());
-  int64_t n = op.getFlat() ? elementsOf(x) : shapeOf(x.getType()).back();
-  int64_t rows = elementsOf(x) / n;
+  int64_t n = op.getFlat() ? elementCount(x) : shapeOf(x.getType()).back();
+  int64_t rows = elementCount(x) / n;
   std::string sizes = shortName(dtype) + std::string("_") + std::to_string(rows) + "x" +
                       std::to_string(n) + "_k" + std::to_string(k);
 
@@ -114,8 +96,8 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   int64_t inBytes = bytesOf(context, input);
   int64_t outBytes = bytesOf(context, values) + bytesOf(context, indices);
   std::string description = CodegenContext::describe(op);
-  std::string load = "ByMagnitudeLoad<" + v + " >{x, " + ll(n) + "}";
-  std::string store = "ByMagnitudeStore<" + v + " >{values, indices, " + ll(k) + "}";
+  std::string load = "ByMagnitudeLoad<" + v + " >{x, " + lit(n) + "}";
+  std::string store = "ByMagnitudeStore<" + v + " >{values, indices, " + lit(k) + "}";
   std::string outputs = v + "* __restrict__ values, long long* __restrict__ indices";
 
   bool cached = n * keyBytes <= kSharedBudget;
@@ -123,8 +105,8 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
     // One block per row; a row's keys cached in shared memory when they fit.
     std::string entry = std::string(cached ? "topk_rows_" : "topk_rows_uncached_") + sizes;
     std::string body = "  topk_rows<" + std::to_string(kThreads) + ", " +
-                       (cached ? "true" : "false") + ", " + element + ">(" + ll(rows) + ", " +
-                       ll(n) + ", " + ll(k) + ", " + load + ", " + store + ");\n";
+                       (cached ? "true" : "false") + ", " + element + ">(" + lit(rows) + ", " +
+                       lit(n) + ", " + lit(k) + ", " + load + ", " + store + ");\n";
     int kernel = builder.addKernel(
         unitOf(entry, kThreads, "const " + v + "* __restrict__ x, " + outputs, body), description,
         cached ? inBytes : inBytes * keyBytes, outBytes);
@@ -141,15 +123,15 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   // digits settled returns at once), `passes` counts each block's entries,
   // `passes` + 1 writes them.
   int64_t tile = n <= (int64_t(1) << 20) ? 4096 : 16384;
-  int64_t tiles = (n + tile - 1) / tile;
+  int64_t tiles = ceilDiv(n, tile);
   int passes = keyBytes;
   int histograms = context.newScratch(op, DType::kInt64, rows * passes * 256);
   int counts = context.newScratch(op, DType::kInt64, rows * tiles * 2);
   std::string entry = "topk_grid_" + sizes;
   std::string call = "<" + std::to_string(kThreads) + ", " + element + ">(";
-  std::string sizeArgs = ll(n) + ", " + ll(k) + ", " + ll(tile);
+  std::string sizeArgs = lit(n) + ", " + lit(k) + ", " + lit(tile);
   std::string p = std::to_string(passes);
-  std::string body = "  const ByMagnitudeLoad<" + v + " > load{x, " + ll(n) + "};\n";
+  std::string body = "  const ByMagnitudeLoad<" + v + " > load{x, " + lit(n) + "};\n";
   body += "  if (phase < " + p + ")\n    topk_grid_histogram" + call + "phase, " + sizeArgs +
           ", histograms, load);\n";
   body += "  else if (phase == " + p + ")\n    topk_grid_count" + call + sizeArgs +
@@ -163,7 +145,7 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   // Per launch: x read once; the result written once over all launches.
   int launches = passes + 2;
   int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description, inBytes,
-                                 (outBytes + launches - 1) / launches);
+                                 ceilDiv(outBytes, launches));
   builder.zero(histograms, description);
   for (int phase = 0; phase < launches; ++phase)
     builder.launch(kernel, {uint32_t(tiles), uint32_t(rows), 1}, {kThreads, 1, 1}, 0,
@@ -185,9 +167,9 @@ llvm::Error lowerGather(CodegenContext &context, sp::GatherOp op) {
   if (layout.rows * layout.k == 0) return llvm::Error::success();
   int error = context.newScratch(op, DType::kInt64, 1);
   std::string entry = "gather_" + typeName(op.getX()) + "_" + typeName(op.getIndices());
-  std::string body = "  gather<" + v + " >(indices, " + ll(layout.rows) + ", " + ll(layout.k) +
-                     ", " + ll(layout.rowLength) + ", RowsLoad<" + v + " >{x, " +
-                     ll(layout.rowLength) + "}, RowsStore<" + v + " >{out, " + ll(layout.k) +
+  std::string body = "  gather<" + v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) +
+                     ", " + lit(layout.rowLength) + ", RowsLoad<" + v + " >{x, " +
+                     lit(layout.rowLength) + "}, RowsStore<" + v + " >{out, " + lit(layout.k) +
                      "}, error);\n";
   std::string params = "const " + v + "* __restrict__ x, const long long* __restrict__ indices, " +
                        v + "* __restrict__ out, unsigned long long* error";
@@ -214,12 +196,12 @@ llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op) {
   int error = context.newScratch(op, DType::kInt64, 1);
   // A block owns TILE dense elements of a row and reads all k slots of it.
   int64_t tile = layout.rowLength <= kThreads ? kThreads : 1024;
-  int64_t tiles = (layout.rowLength + tile - 1) / tile;
+  int64_t tiles = ceilDiv(layout.rowLength, tile);
   std::string entry = "scatter_" + typeName(op.getValues()) + "_to_" + typeName(op.getResult());
   std::string body = "  scatter<" + std::to_string(kThreads) + ", " + std::to_string(tile) + ", " +
-                     v + " >(indices, " + ll(layout.rows) + ", " + ll(layout.k) + ", " +
-                     ll(layout.rowLength) + ", RowsLoad<" + v + " >{values, " + ll(layout.k) +
-                     "}, RowsStore<" + v + " >{out, " + ll(layout.rowLength) + "}, error);\n";
+                     v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) + ", " +
+                     lit(layout.rowLength) + ", RowsLoad<" + v + " >{values, " + lit(layout.k) +
+                     "}, RowsStore<" + v + " >{out, " + lit(layout.rowLength) + "}, error);\n";
   std::string params = withType("const $V* __restrict__ values, const long long* __restrict__ "
                                 "indices, $V* __restrict__ out, unsigned long long* error",
                                 v);
@@ -249,8 +231,7 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
   std::vector<int64_t> lhsShape = shapeOf(lhsValues.getType());
   int64_t k1 = lhsShape.back(), k2 = shapeOf(rhsValues.getType()).back();
   int64_t capacity = shapeOf(op->getResult(0).getType()).back();
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < lhsShape.size(); ++d) rows *= lhsShape[d];
+  int64_t rows = elementCount(llvm::ArrayRef(lhsShape).drop_back());
   if (std::max(k1, k2) > (int64_t(1) << 30))
     return CodegenContext::error(op, "more than 2^30 slots per row are not supported");
 
@@ -269,11 +250,11 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
   std::string entry = name + "_" + typeName(lhsValues) + "_" + typeName(rhsValues);
   std::string body = (shared ? std::string("  SPECTRAL_DYNAMIC_SHARED(unsigned char, workspace);\n")
                              : "  unsigned char* workspace = scratch + (long long)blockIdx.x * " +
-                                   ll(workspace) + ";\n") +
+                                   lit(workspace) + ";\n") +
                      "  sparse_merge_rows<" + std::to_string(threads) + ", " + std::to_string(pa) +
                      ", " + std::to_string(pb) + ", " + (isUnion ? "true" : "false") + ", " + v +
-                     " >(lhs_values, lhs_indices, " + ll(k1) + ", rhs_values, rhs_indices, " +
-                     ll(k2) + ", " + ll(rows) + ", values, indices, " + ll(capacity) +
+                     " >(lhs_values, lhs_indices, " + lit(k1) + ", rhs_values, rhs_indices, " +
+                     lit(k2) + ", " + lit(rows) + ", values, indices, " + lit(capacity) +
                      ", workspace, error);\n";
   std::string params =
       withType("const $V* __restrict__ lhs_values, const long long* __restrict__ lhs_indices, "
@@ -308,16 +289,12 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
 } // namespace
 
 llvm::Expected<bool> lowerSparse(CodegenContext &context, Operation *op) {
-  auto lower = [&]() -> llvm::Error {
-    if (auto topk = dyn_cast<sp::TopkModesOp>(op)) return lowerTopk(context, topk);
-    if (auto gather = dyn_cast<sp::GatherOp>(op)) return lowerGather(context, gather);
-    if (auto scatter = dyn_cast<sp::ScatterOp>(op)) return lowerScatter(context, scatter);
-    return lowerSparseBinary(context, op, isa<sp::SparseAddOp>(op));
-  };
-  if (!isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp, sp::SparseAddOp, sp::SparseMulOp>(op))
-    return false;
-  if (llvm::Error error = lower()) return error;
-  return true;
+  if (auto topk = dyn_cast<sp::TopkModesOp>(op)) return lowered(lowerTopk(context, topk));
+  if (auto gather = dyn_cast<sp::GatherOp>(op)) return lowered(lowerGather(context, gather));
+  if (auto scatter = dyn_cast<sp::ScatterOp>(op)) return lowered(lowerScatter(context, scatter));
+  if (isa<sp::SparseAddOp, sp::SparseMulOp>(op))
+    return lowered(lowerSparseBinary(context, op, isa<sp::SparseAddOp>(op)));
+  return false;
 }
 
 } // namespace spectral::codegen

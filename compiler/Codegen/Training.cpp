@@ -17,7 +17,7 @@
 // every tensor in double.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/CodegenUtil.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "llvm/Support/xxhash.h"
@@ -35,12 +35,6 @@ constexpr int kThreads = 256;
 /// Elements per block and chunk of an optimizer step (a multiple of 4).
 constexpr int64_t kChunk = 4096;
 
-std::string ll(int64_t value) { return std::to_string(value) + "LL"; }
-
-int64_t bytesOf(CodegenContext &context, int buffer) {
-  return context.builder.program().buffers[buffer].bytes();
-}
-
 /// The C++ real type of a float dtype's parts.
 const char *realType(DType dtype) {
   return dtype == DType::kFloat64 || dtype == DType::kComplex128 ? "double" : "float";
@@ -48,19 +42,8 @@ const char *realType(DType dtype) {
 
 std::string complexFlag(DType dtype) { return dtype_is_complex(dtype) ? "true" : "false"; }
 
-/// One entry after common.cuh and `include` (if any); two blocks per SM at
-/// least (see Sparse.cpp).
-KernelSource unitOf(const std::string &include, const std::string &entry, const std::string &params,
-                    const std::string &body, const std::string &prelude = {}) {
-  return {"#include \"common.cuh\"\n" +
-              (include.empty() ? std::string() : "#include \"" + include + "\"\n") + "\n" +
-              prelude + "extern \"C\" __global__ void __launch_bounds__(" +
-              std::to_string(kThreads) + ", 2) " + entry + "(" + params + ") {\n" + body + "}\n",
-          entry};
-}
-
 Dim3 chunkGrid(int64_t count) {
-  return {uint32_t(std::clamp<int64_t>((count + kChunk - 1) / kChunk, 1, 65535)), 1, 1};
+  return {uint32_t(std::clamp<int64_t>(ceilDiv(count, kChunk), 1, 65535)), 1, 1};
 }
 
 // ---- sgd_step ------------------------------------------------------------------------
@@ -75,8 +58,7 @@ llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op) {
   // input velocity, which 0 * v would spread, is then ignored).
   bool velocity = momentum != 0 || !op.getNewVelocity().use_empty();
   bool nesterov = op.getNesterov();
-  int64_t count = 1;
-  for (int64_t d : shapeOf(op.getParam().getType())) count *= d;
+  int64_t count = elementCount(op.getParam());
 
   int param = context.bufferOf(op.getParam()), grad = context.bufferOf(op.getGrad());
   int newParam = context.newResultBuffer(op.getNewParam());
@@ -110,13 +92,13 @@ llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op) {
                       (nesterov ? "_nesterov" : "") + "_" + shortName(dtype) + "_" +
                       shapeName(shapeOf(op.getParam().getType()));
   std::string body = "  const spectral_optimizer::OptimizerStreams<" + t + "> tensor{" + streams +
-                     ll(count) + "};\n  spectral_optimizer::sgd_streams<" + t + ", " +
+                     lit(count) + "};\n  spectral_optimizer::sgd_streams<" + t + ", " +
                      complexFlag(dtype) + ", " + (velocity ? "true" : "false") + ", " +
                      (nesterov ? "true" : "false") + ", " + std::to_string(kChunk) +
                      ">(tensor, nullptr, lr, momentum, weight_decay);\n";
   std::string description = CodegenContext::describe(op);
-  int kernel =
-      builder.addKernel(unitOf("optimizer.cuh", entry, params, body), description, read, written);
+  int kernel = builder.addKernel(boundedUnit("optimizer.cuh", entry, kThreads, params, body),
+                                 description, read, written);
   builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description);
   return llvm::Error::success();
 }
@@ -129,8 +111,7 @@ llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
   std::string t = realType(dtype);
   bool decoupled = op.getDecoupled();
   DType stepType = dtypeOf(op.getStep().getType());
-  int64_t count = 1;
-  for (int64_t d : shapeOf(op.getParam().getType())) count *= d;
+  int64_t count = elementCount(op.getParam());
 
   std::vector<StepArg> args;
   int64_t read = 0, written = 0;
@@ -170,13 +151,13 @@ llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
                      "  const double correction1 = 1.0 - pow(beta1, (double)t);\n"
                      "  const double correction2 = 1.0 - pow(beta2, (double)t);\n";
   body += "  const spectral_optimizer::OptimizerStreams<" + t +
-          "> tensor{param, grad, m, v, new_param, new_m, new_v, " + ll(count) + "};\n";
+          "> tensor{param, grad, m, v, new_param, new_m, new_v, " + lit(count) + "};\n";
   body += "  spectral_optimizer::adam_streams<" + t + ", " + complexFlag(dtype) + ", " +
           (decoupled ? "true" : "false") + ", " + std::to_string(kChunk) +
           ">(tensor, nullptr, lr, beta1, beta2, eps, weight_decay, correction1, correction2);\n";
   std::string description = CodegenContext::describe(op);
-  int kernel =
-      builder.addKernel(unitOf("optimizer.cuh", entry, params, body), description, read, written);
+  int kernel = builder.addKernel(boundedUnit("optimizer.cuh", entry, kThreads, params, body),
+                                 description, read, written);
   builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description, error,
                  "step must be >= 1 (the count of updates so far, 1-based)");
   return llvm::Error::success();
@@ -203,7 +184,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     longest = std::max(longest, reals.back());
     inputNames += std::string("_") + shortName(dtype) + "_" + shapeName(shapeOf(input.getType()));
   }
-  int64_t chunks = std::clamp<int64_t>((longest + kThreads * 8 - 1) / (kThreads * 8), 1, 256);
+  int64_t chunks = std::clamp<int64_t>(ceilDiv(longest, kThreads * 8), 1, 256);
   // Many tensors: their count and a digest of their types instead of the list.
   if (inputNames.size() > 80) {
     char digest[17];
@@ -235,7 +216,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     std::string x = "x" + std::to_string(i);
     params += "const " + t + "* __restrict__ " + x + ", ";
     table += "    tensors[" + std::to_string(i) + "] = spectral_reduce::TensorRef<" + t + ">{" + x +
-             ", " + ll(reals[i]) + "};\n";
+             ", " + lit(reals[i]) + "};\n";
     args.push_back(StepArg::of_buffer(in[i]));
   }
   params += "double* __restrict__ partials";
@@ -245,8 +226,8 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
                      "  }\n  __syncthreads();\n  spectral_reduce::norm_partials<" +
                      std::to_string(kThreads) + ", double>(tensors, partials);\n";
   std::string entry = "clip_norm_partials" + inputNames;
-  int kernel = builder.addKernel(unitOf("loss.cuh", entry, params, body), description, inBytes,
-                                 int64_t(tensors) * chunks * 8);
+  int kernel = builder.addKernel(boundedUnit("loss.cuh", entry, kThreads, params, body),
+                                 description, inBytes, int64_t(tensors) * chunks * 8);
   builder.launch(kernel, {uint32_t(tensors), uint32_t(chunks), 1}, {kThreads, 1, 1}, 0,
                  std::move(args), description);
 
@@ -273,11 +254,11 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
          std::to_string(tensors) + ", " + std::to_string(chunks) +
          ", partials, max_norm, ClipStore<" + n + ">{norm, scale, max_norm});\n";
   kernel =
-      builder.addKernel(unitOf("loss.cuh", entry,
-                               "const double* __restrict__ partials, " + n +
-                                   "* __restrict__ norm, double* __restrict__ scale, "
-                                   "double max_norm",
-                               body, prelude),
+      builder.addKernel(boundedUnit("loss.cuh", entry, kThreads,
+                                    "const double* __restrict__ partials, " + n +
+                                        "* __restrict__ norm, double* __restrict__ scale, "
+                                        "double max_norm",
+                                    body, prelude),
                         description, int64_t(tensors) * chunks * 8, bytesOf(context, norm) + 8);
   builder.launch(kernel, {1, 1, 1}, {kThreads, 1, 1}, 0,
                  {StepArg::of_buffer(partials), StepArg::of_buffer(norm), StepArg::of_buffer(scale),
@@ -293,7 +274,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   for (size_t i = 0; i < tensors; ++i) {
     std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
     params += "const " + t + "* __restrict__ " + x + ", " + t + "* __restrict__ " + y + ", ";
-    body += "  for (long long i = first; i < " + ll(reals[i]) + "; i += stride) " + y + "[i] = (" +
+    body += "  for (long long i = first; i < " + lit(reals[i]) + "; i += stride) " + y + "[i] = (" +
             t + ")((double)" + x + "[i] * s);\n";
     args.push_back(StepArg::of_buffer(in[i]));
     args.push_back(StepArg::of_buffer(out[i]));
@@ -301,7 +282,8 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   params += "const double* __restrict__ scale";
   args.push_back(StepArg::of_buffer(scale));
   entry = "clip_scale" + inputNames;
-  kernel = builder.addKernel(unitOf("", entry, params, body), description, inBytes + 8, outBytes);
+  kernel = builder.addKernel(boundedUnit("", entry, kThreads, params, body), description,
+                             inBytes + 8, outBytes);
   builder.launch(kernel, gridFor(longest, kThreads, 4), {kThreads, 1, 1}, 0, std::move(args),
                  description);
   return llvm::Error::success();
@@ -310,14 +292,10 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
 } // namespace
 
 llvm::Expected<bool> lowerTraining(CodegenContext &context, Operation *op) {
-  auto lower = [&]() -> llvm::Error {
-    if (auto sgd = dyn_cast<sp::SgdStepOp>(op)) return lowerSgd(context, sgd);
-    if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return lowerAdam(context, adam);
-    return lowerClip(context, cast<sp::ClipGlobalNormOp>(op));
-  };
-  if (!isa<sp::SgdStepOp, sp::AdamStepOp, sp::ClipGlobalNormOp>(op)) return false;
-  if (llvm::Error error = lower()) return error;
-  return true;
+  if (auto sgd = dyn_cast<sp::SgdStepOp>(op)) return lowered(lowerSgd(context, sgd));
+  if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return lowered(lowerAdam(context, adam));
+  if (auto clip = dyn_cast<sp::ClipGlobalNormOp>(op)) return lowered(lowerClip(context, clip));
+  return false;
 }
 
 } // namespace spectral::codegen

@@ -8,11 +8,11 @@
 // of each line apart from the rest; one small kernel per axis does that.
 //
 //===----------------------------------------------------------------------===//
-#include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/Transforms.h"
+
+#include "compiler/Codegen/CodegenUtil.h"
 #include "compiler/Planning/FftPlanner.h"
 #include "dialects/spectral/IR/SpectralOps.h"
-
-#include "llvm/ADT/TypeSwitch.h"
 
 #include <cmath>
 
@@ -20,22 +20,23 @@ using namespace mlir;
 namespace sp = mlir::spectral;
 
 namespace spectral::codegen {
-namespace {
 
 using planning::FftAxis;
 using planning::FftKind;
 
-/// [outer, n, inner] around `axis` of `shape`.
-void around(llvm::ArrayRef<int64_t> shape, int64_t axis, int64_t &outer, int64_t &inner) {
-  outer = inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= shape[d];
-  for (size_t d = axis + 1; d < shape.size(); ++d) inner *= shape[d];
+llvm::Error planAxis(CodegenContext &context, Operation *op, const FftAxis &axis,
+                     const planning::AxisEnds &ends) {
+  if (llvm::Error error = planning::planFftAxisWith(context.builder, axis, ends))
+    return CodegenContext::error(op, llvm::toString(std::move(error)));
+  return llvm::Error::success();
 }
 
-int64_t elements(llvm::ArrayRef<int64_t> shape) {
-  int64_t count = 1;
-  for (int64_t d : shape) count *= d;
-  return count;
+namespace {
+
+/// [outer, n, inner] around `axis` of `shape`.
+void around(llvm::ArrayRef<int64_t> shape, int64_t axis, int64_t &outer, int64_t &inner) {
+  outer = elementCount(shape.take_front(axis));
+  inner = elementCount(shape.drop_front(axis + 1));
 }
 
 /// The whole transform's scale for a complex or real DFT over lengths with
@@ -49,12 +50,10 @@ double dftFactor(sp::Norm norm, double n, bool inverse) {
   return 1.0 / std::sqrt(n);
 }
 
-/// Plans one axis, turning the planner's error into one located at `op`.
+/// Plans one axis of the ortho DCT (plain functors).
 llvm::Error plan(CodegenContext &context, Operation *op, FftAxis axis) {
   axis.op = CodegenContext::describe(op);
-  if (llvm::Error error = planning::planFftAxis(context.builder, axis))
-    return CodegenContext::error(op, llvm::toString(std::move(error)));
-  return llvm::Error::success();
+  return planAxis(context, op, axis, planning::plainEnds(axis));
 }
 
 /// Multiplies entry 0 along an axis ([outer, n, inner]) of `buffer` by `factor`.
@@ -70,7 +69,7 @@ void scaleFirst(CodegenContext &context, Operation *op, int buffer, int64_t oute
                      "    data[outer * n * inner + in] *= (" + type + ")factor;\n"
                      "  });\n}\n";
   int64_t lines = outer * inner;
-  int64_t bytes = lines * dtype_size(dtype);
+  int64_t bytes = bytesOf(dtype, lines);
   int kernel = context.builder.addKernel({unit, entry}, CodegenContext::describe(op), bytes, bytes);
   context.builder.launch(kernel, gridFor(lines, 256), {256, 1, 1}, 0,
                          {StepArg::of_buffer(buffer), StepArg::i64(lines), StepArg::i64(n),
@@ -78,127 +77,14 @@ void scaleFirst(CodegenContext &context, Operation *op, int buffer, int64_t oute
                          CodegenContext::describe(op));
 }
 
-/// fft / ifft over `axes`: lengths of 1 are skipped (their DFT is the identity).
-llvm::Error complexTransform(CodegenContext &context, Operation *op, Value x,
-                             llvm::ArrayRef<int64_t> axes, sp::Norm norm, bool inverse) {
+/// dct / idct with norm ortho: per axis a DCT-II or DCT-III with its own
+/// scale, and the first entry of each line scaled apart (one small kernel).
+llvm::Error orthoCosineTransform(CodegenContext &context, Operation *op, Value x,
+                                 llvm::ArrayRef<int64_t> axes, bool typeTwoKernel) {
   Value result = op->getResult(0);
   int out = context.newResultBuffer(result);
   std::vector<int64_t> shape = shapeOf(result.getType());
-  if (elements(shape) == 0) return llvm::Error::success();
-  double n = 1;
-  std::vector<int64_t> passes;
-  for (int64_t axis : axes) {
-    n *= double(shape[axis]);
-    if (shape[axis] > 1) passes.push_back(axis);
-  }
-  int source = context.bufferOf(x);
-  if (passes.empty()) {
-    context.builder.copy(source, out, CodegenContext::describe(op));
-    return llvm::Error::success();
-  }
-  for (size_t p = 0; p < passes.size(); ++p) {
-    FftAxis axis;
-    axis.kind = inverse ? FftKind::kInverse : FftKind::kForward;
-    axis.n = shape[passes[p]];
-    around(shape, passes[p], axis.outer, axis.inner);
-    axis.doublePrecision = dtypeOf(result.getType()) == DType::kComplex128;
-    axis.factor = p + 1 == passes.size() ? dftFactor(norm, n, inverse) : 1.0;
-    axis.input = p == 0 ? source : out;
-    axis.output = out;
-    if (llvm::Error error = plan(context, op, axis)) return error;
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error realForward(CodegenContext &context, sp::RfftOp op) {
-  int out = context.newResultBuffer(op.getResult());
-  std::vector<int64_t> in = shapeOf(op.getX().getType()), shape = shapeOf(op.getType());
-  if (elements(shape) == 0 || elements(in) == 0) {
-    if (elements(shape) != 0) context.builder.zero(out, CodegenContext::describe(op));
-    return llvm::Error::success();
-  }
-  llvm::ArrayRef<int64_t> axes = op.getAxes();
-  double n = 1;
-  for (int64_t axis : axes) n *= double(in[axis]);
-  double factor = dftFactor(op.getNorm(), n, false);
-  bool wide = dtypeOf(op.getType()) == DType::kComplex128;
-  int64_t last = axes.back();
-  std::vector<int64_t> others;
-  for (int64_t axis : axes.drop_back())
-    if (shape[axis] > 1) others.push_back(axis);
-
-  FftAxis r2c;
-  r2c.kind = FftKind::kRealForward;
-  r2c.n = in[last];
-  around(in, last, r2c.outer, r2c.inner);
-  r2c.doublePrecision = wide;
-  r2c.factor = others.empty() ? factor : 1.0;
-  r2c.input = context.bufferOf(op.getX());
-  r2c.output = out;
-  if (llvm::Error error = plan(context, op, r2c)) return error;
-  for (size_t p = 0; p < others.size(); ++p) {
-    FftAxis axis;
-    axis.kind = FftKind::kForward;
-    axis.n = shape[others[p]];
-    around(shape, others[p], axis.outer, axis.inner);
-    axis.doublePrecision = wide;
-    axis.factor = p + 1 == others.size() ? factor : 1.0;
-    axis.input = axis.output = out;
-    if (llvm::Error error = plan(context, op, axis)) return error;
-  }
-  return llvm::Error::success();
-}
-
-llvm::Error realInverse(CodegenContext &context, sp::IrfftOp op) {
-  int out = context.newResultBuffer(op.getResult());
-  std::vector<int64_t> in = shapeOf(op.getX().getType()), shape = shapeOf(op.getType());
-  if (elements(shape) == 0) return llvm::Error::success();
-  llvm::ArrayRef<int64_t> axes = op.getAxes();
-  int64_t last = axes.back();
-  double n = 1;
-  for (int64_t axis : axes) n *= double(shape[axis]);
-  double factor = dftFactor(op.getNorm(), n, true);
-  bool wide = dtypeOf(op.getType()) == DType::kFloat64;
-  std::vector<int64_t> others;
-  for (int64_t axis : axes.drop_back())
-    if (in[axis] > 1) others.push_back(axis);
-
-  int spectrum = context.bufferOf(op.getX());
-  if (!others.empty()) {
-    int scratch = context.newScratch(op, dtypeOf(op.getX().getType()), elements(in));
-    for (size_t p = 0; p < others.size(); ++p) {
-      FftAxis axis;
-      axis.kind = FftKind::kInverse;
-      axis.n = in[others[p]];
-      around(in, others[p], axis.outer, axis.inner);
-      axis.doublePrecision = wide;
-      axis.input = p == 0 ? spectrum : scratch;
-      axis.output = scratch;
-      if (llvm::Error error = plan(context, op, axis)) return error;
-    }
-    spectrum = scratch;
-  }
-  FftAxis c2r;
-  c2r.kind = FftKind::kRealInverse;
-  c2r.n = shape[last];
-  around(shape, last, c2r.outer, c2r.inner);
-  c2r.doublePrecision = wide;
-  c2r.factor = factor;
-  c2r.input = spectrum;
-  c2r.output = out;
-  return plan(context, op, c2r);
-}
-
-/// dct / idct: per axis a DCT-II or DCT-III with its own scale, as the
-/// reference's dct() (idct of type 2 is a DCT-III, of type 3 a DCT-II).
-llvm::Error cosineTransform(CodegenContext &context, Operation *op, Value x,
-                            llvm::ArrayRef<int64_t> axes, int type, sp::Norm norm,
-                            bool inverse) {
-  Value result = op->getResult(0);
-  int out = context.newResultBuffer(result);
-  std::vector<int64_t> shape = shapeOf(result.getType());
-  if (elements(shape) == 0) return llvm::Error::success();
-  bool typeTwoKernel = (type == 2) != inverse;
+  if (elementCount(shape) == 0) return llvm::Error::success();
   bool wide = dtypeOf(result.getType()) == DType::kFloat64;
   int source = context.bufferOf(x);
   for (size_t p = 0; p < axes.size(); ++p) {
@@ -207,21 +93,17 @@ llvm::Error cosineTransform(CodegenContext &context, Operation *op, Value x,
     axis.n = shape[axes[p]];
     around(shape, axes[p], axis.outer, axis.inner);
     axis.doublePrecision = wide;
-    double twoN = 2.0 * double(axis.n);
-    if ((norm == sp::Norm::backward && inverse) || (norm == sp::Norm::forward && !inverse))
-      axis.factor = 1.0 / twoN;
-    if (norm == sp::Norm::ortho) axis.factor = std::sqrt(1.0 / twoN);
+    axis.factor = std::sqrt(1.0 / (2.0 * double(axis.n)));
     axis.input = p == 0 ? source : out;
     axis.output = out;
-    bool orthoInput = norm == sp::Norm::ortho && !typeTwoKernel;
-    if (orthoInput) {
+    if (!typeTwoKernel) {
       // sqrt(1/n) x_0 + sqrt(1/2n) (2 sum ...) = sqrt(1/2n) DCT-III(x with x_0 * sqrt 2).
       if (p == 0) context.builder.copy(source, out, CodegenContext::describe(op));
       scaleFirst(context, op, out, axis.outer, axis.n, axis.inner, std::sqrt(2.0));
       axis.input = out;
     }
     if (llvm::Error error = plan(context, op, axis)) return error;
-    if (norm == sp::Norm::ortho && typeTwoKernel)
+    if (typeTwoKernel)
       scaleFirst(context, op, out, axis.outer, axis.n, axis.inner, std::sqrt(0.5));
   }
   return llvm::Error::success();
@@ -229,28 +111,123 @@ llvm::Error cosineTransform(CodegenContext &context, Operation *op, Value x,
 
 } // namespace
 
+bool isTransformOp(Operation *op) {
+  return isa<sp::FftOp, sp::IfftOp, sp::RfftOp, sp::IrfftOp, sp::DctOp, sp::IdctOp>(op);
+}
+
+llvm::Expected<TransformPasses> transformPasses(CodegenContext &context, Operation *op,
+                                                int input, int output,
+                                                llvm::function_ref<int()> intermediate) {
+  TransformPasses plan;
+  Value x = op->getOperand(0), result = op->getResult(0);
+  std::vector<int64_t> in = shapeOf(x.getType()), shape = shapeOf(result.getType());
+  DType dtype = dtypeOf(result.getType());
+  bool wide = dtype_is_wide(dtype);
+  if (elementCount(shape) == 0) {
+    plan.special = TransformPasses::kNothing;
+    return plan;
+  }
+  if (elementCount(in) == 0) {
+    plan.special = TransformPasses::kZero;
+    return plan;
+  }
+  // (kind, axis, length, shape the pass sees) in order, then the factor.
+  struct Pass {
+    FftKind kind;
+    int64_t axis, n;
+    std::vector<int64_t> shape;
+    double factor = 1;
+  };
+  std::vector<Pass> passes;
+  bool perAxisFactor = false;
+  double factor = 1;
+  if (isa<sp::FftOp, sp::IfftOp>(op)) {
+    bool inverse = isa<sp::IfftOp>(op);
+    auto axes = isa<sp::FftOp>(op) ? cast<sp::FftOp>(op).getAxes() : cast<sp::IfftOp>(op).getAxes();
+    sp::Norm norm = isa<sp::FftOp>(op) ? cast<sp::FftOp>(op).getNorm() : cast<sp::IfftOp>(op).getNorm();
+    double n = 1;
+    for (int64_t axis : axes) {
+      n *= double(shape[axis]);
+      if (shape[axis] > 1)  // a DFT of length 1 is the identity
+        passes.push_back({inverse ? FftKind::kInverse : FftKind::kForward, axis, shape[axis], shape});
+    }
+    factor = dftFactor(norm, n, inverse);
+    if (passes.empty()) plan.special = TransformPasses::kCopy;
+  } else if (auto rfft = dyn_cast<sp::RfftOp>(op)) {
+    llvm::ArrayRef<int64_t> axes = rfft.getAxes();
+    double n = 1;
+    for (int64_t axis : axes) n *= double(in[axis]);
+    factor = dftFactor(rfft.getNorm(), n, false);
+    passes.push_back({FftKind::kRealForward, axes.back(), in[axes.back()], in});
+    for (int64_t axis : axes.drop_back())
+      if (shape[axis] > 1) passes.push_back({FftKind::kForward, axis, shape[axis], shape});
+  } else if (auto irfft = dyn_cast<sp::IrfftOp>(op)) {
+    llvm::ArrayRef<int64_t> axes = irfft.getAxes();
+    double n = 1;
+    for (int64_t axis : axes) n *= double(shape[axis]);
+    factor = dftFactor(irfft.getNorm(), n, true);
+    for (int64_t axis : axes.drop_back())
+      if (in[axis] > 1) passes.push_back({FftKind::kInverse, axis, in[axis], in});
+    passes.push_back({FftKind::kRealInverse, axes.back(), shape[axes.back()], shape});
+  } else {
+    bool inverse = isa<sp::IdctOp>(op);
+    auto axes = inverse ? cast<sp::IdctOp>(op).getAxes() : cast<sp::DctOp>(op).getAxes();
+    sp::Norm norm = inverse ? cast<sp::IdctOp>(op).getNorm() : cast<sp::DctOp>(op).getNorm();
+    int type = int(inverse ? cast<sp::IdctOp>(op).getDctType() : cast<sp::DctOp>(op).getDctType());
+    bool typeTwoKernel = (type == 2) != inverse;
+    if (norm == sp::Norm::ortho) {
+      plan.special = TransformPasses::kOrthoDct;
+      return plan;
+    }
+    perAxisFactor = true;
+    for (int64_t axis : axes) {
+      double scale = (norm == sp::Norm::backward) == inverse ? 1.0 / (2.0 * double(shape[axis])) : 1.0;
+      passes.push_back({typeTwoKernel ? FftKind::kDct2 : FftKind::kDct3, axis, shape[axis], shape,
+                        scale});
+    }
+  }
+  if (plan.special != TransformPasses::kNone) return plan;
+
+  int middle = passes.size() > 1 ? intermediate() : -1;
+  for (size_t p = 0; p < passes.size(); ++p) {
+    FftAxis axis;
+    axis.kind = passes[p].kind;
+    axis.n = passes[p].n;
+    around(passes[p].shape, passes[p].axis, axis.outer, axis.inner);
+    axis.doublePrecision = wide;
+    axis.factor = perAxisFactor ? passes[p].factor : p + 1 == passes.size() ? factor : 1.0;
+    axis.input = p == 0 ? input : middle;
+    axis.output = p + 1 == passes.size() ? output : middle;
+    axis.op = CodegenContext::describe(op);
+    plan.passes.push_back(axis);
+  }
+  return plan;
+}
+
 llvm::Expected<bool> lowerTransform(CodegenContext &context, Operation *op) {
-  std::optional<llvm::Error> lowered =
-      llvm::TypeSwitch<Operation *, std::optional<llvm::Error>>(op)
-          .Case([&](sp::FftOp f) {
-            return complexTransform(context, op, f.getX(), f.getAxes(), f.getNorm(), false);
-          })
-          .Case([&](sp::IfftOp f) {
-            return complexTransform(context, op, f.getX(), f.getAxes(), f.getNorm(), true);
-          })
-          .Case([&](sp::RfftOp f) { return realForward(context, f); })
-          .Case([&](sp::IrfftOp f) { return realInverse(context, f); })
-          .Case([&](sp::DctOp d) {
-            return cosineTransform(context, op, d.getX(), d.getAxes(), int(d.getDctType()),
-                                   d.getNorm(), false);
-          })
-          .Case([&](sp::IdctOp d) {
-            return cosineTransform(context, op, d.getX(), d.getAxes(), int(d.getDctType()),
-                                   d.getNorm(), true);
-          })
-          .Default([](Operation *) { return std::nullopt; });
-  if (!lowered) return false;
-  if (*lowered) return std::move(*lowered);
+  if (!isTransformOp(op)) return false;
+  Value x = op->getOperand(0), result = op->getResult(0);
+  if (auto d = dyn_cast<sp::DctOp>(op); d && d.getNorm() == sp::Norm::ortho)
+    return lowered(orthoCosineTransform(context, op, x, d.getAxes(), d.getDctType() == 2));
+  if (auto d = dyn_cast<sp::IdctOp>(op); d && d.getNorm() == sp::Norm::ortho)
+    return lowered(orthoCosineTransform(context, op, x, d.getAxes(), d.getDctType() != 2));
+  int out = context.newResultBuffer(result);
+  // Between passes the result holds the data, except before irfft's last
+  // pass, which needs the complex input's shape.
+  auto intermediate = [&]() -> int {
+    if (!isa<sp::IrfftOp>(op)) return out;
+    return context.newScratch(op, dtypeOf(x.getType()), elementCount(x));
+  };
+  llvm::Expected<TransformPasses> plan =
+      transformPasses(context, op, context.bufferOf(x), out, intermediate);
+  if (!plan) return plan.takeError();
+  if (plan->special == TransformPasses::kCopy)
+    context.builder.copy(context.bufferOf(x), out, CodegenContext::describe(op));
+  if (plan->special == TransformPasses::kZero)
+    context.builder.zero(out, CodegenContext::describe(op));
+  for (const FftAxis &axis : plan->passes)
+    if (llvm::Error error = planAxis(context, op, axis, planning::plainEnds(axis)))
+      return error;
   return true;
 }
 

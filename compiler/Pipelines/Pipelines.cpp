@@ -7,17 +7,19 @@
 
 namespace spectral {
 
+void addSimplifyPipeline(mlir::OpPassManager &pm) {
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+}
+
 void registerPipelines() {
   mlir::PassPipelineRegistration<>(
       "spectral-simplify",
       "Simplify a spectral graph: the dialect's folds and canonicalizations "
       "(inverse transform pairs, algebraic identities, constant folding), then "
       "common subexpression elimination, then canonicalization again",
-      [](mlir::OpPassManager &pm) {
-        pm.addPass(mlir::createCanonicalizerPass());
-        pm.addPass(mlir::createCSEPass());
-        pm.addPass(mlir::createCanonicalizerPass());
-      });
+      addSimplifyPipeline);
 }
 
 } // namespace spectral

@@ -482,6 +482,8 @@ AxisEnds plainEnds(const FftAxis &axis) {
 }
 
 llvm::Error planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis) {
+  if (axis.input < 0 || axis.output < 0)
+    return failure(axis, "the plain functors need an input and an output buffer");
   return planFftAxisWith(builder, axis, plainEnds(axis));
 }
 
@@ -518,12 +520,17 @@ llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axi
     inType = outType = realType;
     break;
   }
+  // A side whose functor is the caller's own (a fused prologue or epilogue)
+  // may name no buffer (-1): that functor reads or writes its own.
   const Program &program = builder.program();
-  if (llvm::Error error = checkBuffer(program, axis, axis.input, "input", inType, lines * inLength))
-    return error;
-  if (llvm::Error error =
-          checkBuffer(program, axis, axis.output, "output", outType, lines * outLength))
-    return error;
+  if (axis.input >= 0)
+    if (llvm::Error error =
+            checkBuffer(program, axis, axis.input, "input", inType, lines * inLength))
+      return error;
+  if (axis.output >= 0)
+    if (llvm::Error error =
+            checkBuffer(program, axis, axis.output, "output", outType, lines * outLength))
+      return error;
   if (axis.input == axis.output && inLength != outLength)
     return failure(axis, "input and output must be distinct buffers");
 

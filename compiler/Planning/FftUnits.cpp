@@ -24,6 +24,7 @@ Functor complexLoad(Real real, const std::string &name, int buffer, int64_t n) {
   return {type,
           type + "{" + name + ", " + layout(n) + "}",
           {{"const " + real.complex() + "* " + name, StepArg::of_buffer(buffer)}},
+          "",
           ""};
 }
 
@@ -32,6 +33,7 @@ Functor realLoad(Real real, const std::string &name, int buffer, int64_t n) {
   return {type,
           type + "{" + name + ", " + layout(n) + "}",
           {{"const " + std::string(real.cpp()) + "* " + name, StepArg::of_buffer(buffer)}},
+          "",
           ""};
 }
 
@@ -42,7 +44,8 @@ Functor complexStore(Real real, const std::string &name, int buffer, int64_t n, 
                 type + "{" + name + ", " + layout(n) + ", " + real.cpp() +
                     (withFactor ? "(factor)}" : "(1)}"),
                 {{real.complex() + "* " + name, StepArg::of_buffer(buffer)}},
-                ""};
+                "",
+          ""};
   if (withFactor)
     store.params.push_back({"double factor", StepArg::f64(factor)});
   return store;
@@ -54,6 +57,7 @@ Functor realStore(Real real, const std::string &name, int buffer, int64_t n, dou
           type + "{" + name + ", " + layout(n) + ", " + real.cpp() + "(factor)}",
           {{std::string(real.cpp()) + "* " + name, StepArg::of_buffer(buffer)},
            {"double factor", StepArg::f64(factor)}},
+          "",
           ""};
 }
 

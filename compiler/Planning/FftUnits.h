@@ -112,7 +112,8 @@ AxisEnds plainEnds(const FftAxis &axis);
 
 /// planFftAxis with other ends: the fusion seam, where codegen's rendered
 /// prologue and epilogue take the plain functors' place (tagged, so that
-/// entry names stay unique). Internal until codegen fuses transforms.
+/// entry names stay unique). axis.input / axis.output may be -1 on a side
+/// whose functor is not the plain one.
 llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
                             const AxisEnds &ends);
 

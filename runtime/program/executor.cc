@@ -157,7 +157,8 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
   std::lock_guard<std::mutex> lock(s.run_mutex);
   if (inputs.size() != p.inputs.size())
     return Status::error("'" + p.function + "' takes " + std::to_string(p.inputs.size()) +
-                         " arguments, got " + std::to_string(inputs.size()));
+                         (p.inputs.size() == 1 ? " argument" : " arguments") + ", got " +
+                         std::to_string(inputs.size()));
   for (size_t i = 0; i < inputs.size(); ++i) {
     const BufferDesc& buffer = p.buffers[p.inputs[i]];
     const HostTensor& input = inputs[i];
@@ -186,13 +187,6 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
         build_args(step, s.storage, &args);
         status = s.device->launch(*s.kernels[step.kernel], step.grid, step.block,
                                   step.shared_bytes, args.pointers.data());
-        if (status && step.error_word >= 0) {
-          uint64_t word = 0;
-          status = s.device->copy_to_host(&word, s.storage[step.error_word], sizeof word);
-          if (status && word != 0)
-            return Status::error(step.op + ": " + step.error_message + " (at position " +
-                                 std::to_string(~word) + ")");
-        }
         break;
       }
       case Step::Kind::kCopy:
@@ -204,6 +198,20 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
         break;
     }
     if (!status) return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
+  }
+
+  // Error words are read once the steps are queued, so a GPU stream never
+  // waits on one; kernels treat what they report as empty, so later steps
+  // stay in bounds. The first failing step, in program order, is reported.
+  for (const Step& step : p.steps) {
+    if (step.kind != Step::Kind::kLaunch || step.error_word < 0) continue;
+    uint64_t word = 0;
+    if (Status status = s.device->copy_to_host(&word, s.storage[step.error_word], sizeof word);
+        !status)
+      return status;
+    if (word != 0)
+      return Status::error(step.op + ": " + step.error_message + " (at position " +
+                           std::to_string(~word) + ")");
   }
 
   outputs->clear();

@@ -4,8 +4,9 @@
 // first launch (in parallel over the cores, through the kernel cache), and
 // allocates the buffers and uploads the constants once. run() copies the
 // inputs in, runs the steps in order, and copies the outputs out. A launch
-// that reports bad indices (Step::error_word) fails the run with the step's
-// op and location. A loaded Executable runs one call at a time.
+// that reports bad indices (Step::error_word, read after the last step)
+// fails the run with the step's op and location. A loaded Executable runs
+// one call at a time.
 #pragma once
 
 #include "runtime/device/device.h"

@@ -60,6 +60,7 @@ struct Row {
   uint32_t shared = 0;
   int launches = 0;
   ResourceUsage usage;
+  bool compiled = false;  // usage comes from ptxas
   int64_t read = 0, written = 0;
 };
 
@@ -67,8 +68,8 @@ struct Row {
 
 StatusOr<std::string> dump_kernels(const Program& program, const DumpOptions& options) {
   if (Status status = make_directory(options.directory); !status) return status;
+  // Without NVRTC the units and the launch columns are still written.
   StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
-  if (!compiler) return Status::error("the kernel dump needs NVRTC: " + compiler.status().message());
   std::vector<NvrtcHeader> headers;
   for (const EmbeddedFile& file : embedded_templates()) headers.push_back({file.name, file.content});
 
@@ -94,41 +95,52 @@ StatusOr<std::string> dump_kernels(const Program& program, const DumpOptions& op
     row.written = kernel.bytes_written;
     const std::string base = options.directory + "/" + kernel.source.entry;
     if (Status status = write_file(base + ".cu", kernel.source.source); !status) return status;
+    if (!compiler) continue;
     StatusOr<CompiledKernel> compiled = compiler->compile(kernel.source, nvrtc, headers);
     if (!compiled)
       return Status::error("compiling " + kernel.source.entry + " for " + options.arch + ": " +
                            compiled.status().message());
     if (Status status = write_file(base + ".ptx", compiled->ptx); !status) return status;
     if (Status status = write_file(base + ".ptxas.txt", compiled->log); !status) return status;
-    if (const ResourceUsage* usage = compiled->usage_of(kernel.source.entry)) row.usage = *usage;
+    if (const ResourceUsage* usage = compiled->usage_of(kernel.source.entry)) {
+      row.usage = *usage;
+      row.compiled = true;
+    }
   }
 
   std::ostringstream text, json;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-40s %-14s %-10s %8s %5s %6s %8s %12s %12s  %s\n", "kernel",
+  char line[256];
+  std::snprintf(line, sizeof line, "%-40s %-14s %-10s %8s %5s %6s %8s %12s %13s  ", "kernel",
                 "grid", "block", "dyn_smem", "regs", "spills", "smem", "bytes_read",
-                "bytes_written", "ops");
+                "bytes_written");
   text << "# " << program.function << ": " << program.kernels.size() << " kernels, "
-       << options.arch << "\n" << line;
+       << options.arch << "\n";
+  if (!compiler)
+    text << "# no PTX and no ptxas report (regs, spills and smem shown as -): "
+         << compiler.status().message() << "\n";
+  text << line << "ops\n";
   json << "{\n  \"function\": " << json_string(program.function) << ",\n  \"arch\": "
        << json_string(options.arch) << ",\n  \"kernels\": [";
   for (size_t k = 0; k < rows.size(); ++k) {
     const Row& r = rows[k];
     int64_t spills = r.usage.spill_store_bytes + r.usage.spill_load_bytes;
-    std::snprintf(line, sizeof line, "%-40s %-14s %-10s %8u %5lld %6lld %8lld %12lld %12lld  %s\n",
+    auto column = [&](int64_t value) { return r.compiled ? std::to_string(value) : "-"; };
+    // The ops column is appended whole: it can be longer than any buffer.
+    std::snprintf(line, sizeof line, "%-40s %-14s %-10s %8u %5s %6s %8s %12lld %13lld  ",
                   r.entry.c_str(), r.grid.c_str(), r.block.c_str(), r.shared,
-                  (long long)r.usage.registers, (long long)spills,
-                  (long long)r.usage.shared_bytes, (long long)r.read, (long long)r.written,
-                  r.ops.c_str());
-    text << line;
+                  column(r.usage.registers).c_str(), column(spills).c_str(),
+                  column(r.usage.shared_bytes).c_str(), (long long)r.read, (long long)r.written);
+    text << line << r.ops << "\n";
     json << (k ? "," : "") << "\n    {\"entry\": " << json_string(r.entry)
          << ", \"ops\": " << json_string(r.ops) << ", \"grid\": [" << r.grid
          << "], \"block\": [" << r.block << "], \"dynamic_shared_bytes\": " << r.shared
-         << ", \"launches\": " << r.launches << ", \"registers\": " << r.usage.registers
-         << ", \"spill_store_bytes\": " << r.usage.spill_store_bytes
-         << ", \"spill_load_bytes\": " << r.usage.spill_load_bytes
-         << ", \"static_shared_bytes\": " << r.usage.shared_bytes
-         << ", \"bytes_read\": " << r.read << ", \"bytes_written\": " << r.written << "}";
+         << ", \"launches\": " << r.launches;
+    if (r.compiled)
+      json << ", \"registers\": " << r.usage.registers
+           << ", \"spill_store_bytes\": " << r.usage.spill_store_bytes
+           << ", \"spill_load_bytes\": " << r.usage.spill_load_bytes
+           << ", \"static_shared_bytes\": " << r.usage.shared_bytes;
+    json << ", \"bytes_read\": " << r.read << ", \"bytes_written\": " << r.written << "}";
   }
   json << "\n  ]\n}\n";
   if (Status status = write_file(options.directory + "/summary.txt", text.str()); !status)

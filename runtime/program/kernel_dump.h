@@ -6,7 +6,9 @@
 // one row in DIR/summary.txt and DIR/summary.json: the entry, the ops it
 // computes (with file:line:col), grid, block and dynamic shared memory of its
 // first launch, launches per run, registers, spill bytes, static shared
-// memory, and bytes read and written per launch.
+// memory, and bytes read and written per launch. Without NVRTC the .cu files
+// and the summary are still written, with those ptxas columns as "-" and a
+// line saying why.
 #pragma once
 
 #include "runtime/program/program.h"

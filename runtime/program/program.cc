@@ -85,6 +85,7 @@ Status Program::validate() const {
       return Status::error("input " + std::to_string(id) + " is not an input buffer");
   for (int id : outputs)
     if (!valid_id(id, count)) return Status::error("output " + std::to_string(id) + " is invalid");
+  std::vector<int> error_word_owner(count, -1);
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
     switch (step.kind) {
@@ -95,8 +96,14 @@ Status Program::validate() const {
           if (arg.kind == StepArg::Kind::kBuffer && !valid_id(arg.buffer, count))
             return Status::error(step_name(s, step) + " passes an invalid buffer");
         if (step.error_word >= 0 &&
-            (!valid_id(step.error_word, count) || buffers[step.error_word].bytes() != 8))
+            (!valid_id(step.error_word, count) || buffers[step.error_word].bytes() != 8 ||
+             buffers[step.error_word].role != BufferRole::kTemporary))
           return Status::error(step_name(s, step) + " has an invalid error word");
+        // Each launch zeroes its word first: a shared one would lose reports.
+        if (step.error_word >= 0 && error_word_owner[step.error_word] >= 0)
+          return Status::error(step_name(s, step) + " shares its error word with step " +
+                               std::to_string(error_word_owner[step.error_word]));
+        if (step.error_word >= 0) error_word_owner[step.error_word] = int(s);
         break;
       case Step::Kind::kCopy:
         if (!valid_id(step.source, count) || !valid_id(step.target, count))

@@ -70,9 +70,9 @@ llvm::cl::opt<bool> validate(
     llvm::cl::desc("also run the reference evaluator and compare every result; exit "
                    "status 3 when one is off by more than the tolerance"));
 llvm::cl::opt<double> validateTolerance(
-    "validate-tolerance", llvm::cl::init(0), llvm::cl::cat(category),
-    llvm::cl::desc("largest max-abs-error / max|reference| that passes (default 1e-4 "
-                   "for 32-bit results, 1e-10 for 64-bit)"));
+    "validate-tolerance", llvm::cl::init(-1), llvm::cl::cat(category),
+    llvm::cl::desc("largest max-abs-error / max|reference| that passes; 0 asks for exact "
+                   "agreement (default 1e-4 for 32-bit results, 1e-10 for 64-bit)"));
 llvm::cl::opt<unsigned> benchmark(
     "benchmark", llvm::cl::init(0), llvm::cl::cat(category),
     llvm::cl::desc("run N times; print compile time (kernels from the memory cache, disk "
@@ -314,7 +314,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
       return fail("--validate: the reference evaluator failed: " +
                   llvm::toString(expected.takeError()));
     for (size_t i = 0; i < outputs.size(); ++i) {
-      double tolerance = validateTolerance > 0
+      double tolerance = validateTolerance >= 0
                              ? double(validateTolerance)
                              : ::spectral::defaultTolerance(outputs[i].dtype);
       ::spectral::Agreement a =
@@ -323,7 +323,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
       llvm::errs() << llvm::format(
           "validate result #%zu %s: max abs error %.3g, relative %.3g (tolerance %.3g)%s: %s\n",
           i, outputs[i].type_string().c_str(), a.maxAbsError, a.relative, tolerance,
-          a.nanMismatch ? ", NaN/inf/integer mismatch" : "", a.pass ? (const char *)"PASS" : (const char *)"FAIL");
+          (a.mismatch.empty() ? "" : ", " + a.mismatch).c_str(), a.pass ? (const char *)"PASS" : (const char *)"FAIL");
     }
   }
   return 0;
@@ -428,6 +428,9 @@ int main(int argc, char **argv) {
   }
 
   std::vector<Tensor> results;
+  if (validateTolerance.getNumOccurrences() && validateTolerance < 0)
+    return fail("--validate-tolerance must be at least 0, got " +
+                std::to_string(double(validateTolerance)));
   if (deviceName == "reference") {
     if (validate || benchmark || !dumpKernels.empty())
       return fail("--validate, --benchmark and --dump-kernels need a device that runs "

@@ -30,3 +30,33 @@ func.func @main(%x: tensor<4x256xf32>, %b: tensor<256xf32>) -> tensor<4x256xf32>
   %g = spectral.gelu %s : tensor<4x256xf32>
   return %g : tensor<4x256xf32>
 }
+
+// Without NVRTC the units and the summary are still written; ptxas columns show "-".
+// RUN: rm -rf %t.nonvrtc && env SPECTRAL_NVRTC_PATH=/nonexistent/libnvrtc.so spectral-run %s --device=host --random-inputs --dump-kernels=%t.nonvrtc > /dev/null 2>&1
+// RUN: FileCheck %s --check-prefix=NONVRTC < %t.nonvrtc/summary.txt
+// RUN: ls %t.nonvrtc | FileCheck %s --check-prefix=NONVRTC-FILES
+// NONVRTC: # no PTX and no ptxas report (regs, spills and smem shown as -): NVRTC
+// NONVRTC: ew_add_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}-{{ +}}-{{ +}}-{{ +}}5120{{ +}}4096
+// NONVRTC-FILES-NOT: .ptx
+// NONVRTC-FILES: ew_add_f32_4x256.cu
+
+// A kernel computing many ops lists them all on its own row, however long.
+// RUN: rm -rf %t.fused && spectral-run %s --function=fused --device=host --random-inputs --dump-kernels=%t.fused > /dev/null 2>&1
+// RUN: FileCheck %s --check-prefix=FUSED < %t.fused/summary.txt
+// FUSED:      ew_add_exp_mul_sub_and3_f32_4x8 {{.*}} spectral.add ({{.*}}), spectral.exp ({{.*}}), spectral.mul ({{.*}}), spectral.sub ({{.*}}), spectral.neg ({{.*}}), spectral.tanh ({{.*}}), spectral.sigmoid ({{.*}}:[[@LINE+11]]:{{[0-9]+}}){{$}}
+// FUSED-NEXT: ew_gelu_f32_4x8 {{.*}}:[[@LINE+13]]:{{[0-9]+}}){{$}}
+func.func @fused(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = spectral.fusion %x : (tensor<4x8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%a: tensor<4x8xf32>):
+    %s = spectral.add %a, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    %e = spectral.exp %s : tensor<4x8xf32>
+    %m = spectral.mul %e, %a : tensor<4x8xf32>, tensor<4x8xf32>
+    %d = spectral.sub %m, %s : tensor<4x8xf32>, tensor<4x8xf32>
+    %n = spectral.neg %d : tensor<4x8xf32>
+    %t = spectral.tanh %n : tensor<4x8xf32>
+    %g = spectral.sigmoid %t : tensor<4x8xf32>
+    spectral.yield %g : tensor<4x8xf32>
+  }
+  %r = spectral.gelu %0 : tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}

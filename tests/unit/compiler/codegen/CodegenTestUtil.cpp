@@ -131,7 +131,7 @@ int expectMatchesReference(const std::string &source, std::vector<HostTensor> in
     Agreement a = compareWithReference(outputs[i], (*expected)[i], limit);
     EXPECT_TRUE(a.pass) << "result #" << i << " (" << outputs[i].type_string()
                         << "): max abs error " << a.maxAbsError << ", relative " << a.relative
-                        << (a.nanMismatch ? ", NaN/inf/integer mismatch" : "") << " > " << limit
+                        << (a.mismatch.empty() ? "" : ", " + a.mismatch) << " > " << limit
                         << "\nin:\n" << source;
   }
   int launches = 0;
@@ -168,7 +168,8 @@ std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::s
     for (const EmbeddedFile &file : embedded_templates()) all.push_back({file.name, file.content});
     return all;
   }();
-  // Every kernel once, with the largest block it is launched with.
+  // Every distinct unit once (two programs may give different units one
+  // entry name), with the largest block it is launched with.
   std::map<std::string, std::pair<KernelSource, int64_t>> units;
   for (const std::string &source : sources) {
     auto context = createContext();
@@ -187,7 +188,7 @@ std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::s
     for (const Step &step : program->steps) {
       if (step.kind != Step::Kind::kLaunch) continue;
       const KernelSource &unit = program->kernels[step.kernel].source;
-      auto &entry = units.try_emplace(unit.entry, unit, 0).first->second;
+      auto &entry = units.try_emplace(unit.source, unit, 0).first->second;
       entry.second =
           std::max<int64_t>(entry.second, int64_t(step.block.x) * step.block.y * step.block.z);
     }
@@ -195,7 +196,8 @@ std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::s
   NvrtcOptions options;
   options.arch = arch;
   options.want_ptx = true;
-  for (const auto &[entry, unit] : units) {
+  for (const auto &[text, unit] : units) {
+    const std::string &entry = unit.first.entry;
     StatusOr<CompiledKernel> kernel = compiler->compile(unit.first, options, headers);
     if (!kernel) {
       ADD_FAILURE() << entry << " on " << arch << ": " << kernel.status().message();

@@ -236,6 +236,65 @@ TEST(ElementwiseCodegen, LargeTensorUsesManyBlocks) {
                                "spectral.mul %x, %y : tensor<300x1001xf32>, tensor<1001xf32>"));
 }
 
+TEST(ElementwiseCodegen, FusionYieldingASplatOrNothing) {
+  expectMatchesReference(
+      "func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+      "  %0:2 = spectral.fusion %x : (tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {\n"
+      "  ^bb0(%a: tensor<4xf32>):\n"
+      "    %c = spectral.constant dense<1.5> : tensor<4xf32>\n"
+      "    %n = spectral.neg %a : tensor<4xf32>\n"
+      "    spectral.yield %c, %n : tensor<4xf32>, tensor<4xf32>\n"
+      "  }\n"
+      "  spectral.fusion %x : (tensor<4xf32>) -> () {\n"
+      "  ^bb0(%a: tensor<4xf32>):\n"
+      "    %e = spectral.exp %a : tensor<4xf32>\n"
+      "    spectral.yield\n"
+      "  }\n"
+      "  return %0#0, %0#1 : tensor<4xf32>, tensor<4xf32>\n}\n");
+}
+
+TEST(ElementwiseCodegen, NonFinitePadValuesAndTheSmallestI64) {
+  for (const char *value : {"0x7FF0000000000000", "0xFFF0000000000000", "0x7FF8000000000000"}) {
+    expectMatchesReference(graph("%x: tensor<3xf32>", "tensor<5xf32>",
+                                 std::string("spectral.pad %x low [1] high [1] value ") + value +
+                                     " : tensor<3xf32>"));
+    expectMatchesReference(graph("%x: tensor<3xcomplex<f64>>", "tensor<4xcomplex<f64>>",
+                                 std::string("spectral.pad %x low [0] high [1] value ") + value +
+                                     " : tensor<3xcomplex<f64>>"));
+  }
+  std::string error = runError(graph("%x: tensor<3xi32>", "tensor<5xi32>",
+                                     "spectral.pad %x low [1] high [1] value 0x7FF8000000000000 "
+                                     ": tensor<3xi32>"));
+  EXPECT_NE(error.find("'spectral.pad': pads an integer tensor with a NaN or infinity"),
+            std::string::npos)
+      << error;
+  expectMatchesReference(
+      "func.func @main(%x: tensor<3xi64>) -> tensor<3xi64> {\n"
+      "  %m = spectral.constant dense<-9223372036854775808> : tensor<3xi64>\n"
+      "  %r = spectral.add %x, %m : tensor<3xi64>, tensor<3xi64>\n"
+      "  return %r : tensor<3xi64>\n}\n");
+}
+
+TEST(ElementwiseCodegen, AFusedGroupsErrorNamesTheOpThatFailed) {
+  HostTensor a{DType::kInt32, {2}, std::vector<uint8_t>(8, 1)}, b{DType::kInt32, {2}, {}};
+  int32_t bv[] = {1, 0};
+  b.bytes.resize(8);
+  std::memcpy(b.bytes.data(), bv, 8);
+  std::string error = runError(
+      "func.func @main(%a: tensor<2xi32>, %b: tensor<2xi32>) -> tensor<2xi32> {\n"
+      "  %0 = spectral.fusion %a, %b : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32> {\n"
+      "  ^bb0(%x: tensor<2xi32>, %y: tensor<2xi32>):\n"
+      "    %q = spectral.div %x, %y : tensor<2xi32>, tensor<2xi32>\n"
+      "    %n = spectral.neg %q : tensor<2xi32>\n"
+      "    spectral.yield %n : tensor<2xi32>\n"
+      "  }\n"
+      "  return %0 : tensor<2xi32>\n}\n",
+      {a, b});
+  EXPECT_EQ(error.rfind("spectral.div (", 0), 0u) << error;
+  EXPECT_NE(error.find(":4:10): integer division by zero"), std::string::npos) << error;
+  EXPECT_NE(error.find("position 1"), std::string::npos) << error;
+}
+
 class ElementwiseNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ElementwiseNvrtc, UnitsCompileWithoutSpills) {
@@ -249,6 +308,12 @@ TEST_P(ElementwiseNvrtc, UnitsCompileWithoutSpills) {
       graph("%a: tensor<64xf64>", "tensor<64xi32>", "spectral.cast %a : tensor<64xf64> to tensor<64xi32>"),
       graph("%x: tensor<3x4xcomplex<f32>>", "tensor<4x6xcomplex<f32>>",
             "spectral.pad %x low [0, 1] high [1, 1] value -2.5 : tensor<3x4xcomplex<f32>>"),
+      graph("%x: tensor<3xf64>", "tensor<5xf64>",
+            "spectral.pad %x low [1] high [1] value 0xFFF0000000000000 : tensor<3xf64>"),
+      "func.func @main(%x: tensor<3xi64>) -> tensor<3xi64> {\n"
+      "  %m = spectral.constant dense<-9223372036854775808> : tensor<3xi64>\n"
+      "  %r = spectral.add %x, %m : tensor<3xi64>, tensor<3xi64>\n"
+      "  return %r : tensor<3xi64>\n}\n",
       graph("%x: tensor<2x3x4xf32>", "tensor<4x2x3xf32>",
             "spectral.transpose %x perm [2, 0, 1] : tensor<2x3x4xf32>"),
       "func.func @main(%a: tensor<2x3xf32>, %b: tensor<2x1xf32>) -> tensor<2x4xf32> {\n"

@@ -1,0 +1,42 @@
+//===- CodegenUtil.h - small helpers the op families share ------*- C++ -*-===//
+#pragma once
+
+#include "compiler/Codegen/CodegenContext.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace spectral::codegen {
+
+/// a / b rounded up, for a >= 0 and b > 0.
+int64_t ceilDiv(int64_t a, int64_t b);
+
+/// `value` as a long long literal of a generated unit: "4096LL".
+std::string lit(int64_t value);
+
+/// The product of `shape`'s dims (1 for rank 0).
+int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+/// The number of elements of a statically shaped tensor value.
+int64_t elementCount(mlir::Value tensor);
+
+/// Element strides of a row-major array of `shape`.
+std::vector<int64_t> rowMajorStrides(llvm::ArrayRef<int64_t> shape);
+
+/// The size of `elements` elements of `dtype`.
+int64_t bytesOf(DType dtype, int64_t elements);
+/// The size of `buffer` of the Program being built.
+int64_t bytesOf(const CodegenContext &context, int buffer);
+
+/// One entry after common.cuh, `include` (if not empty) and `prelude`:
+/// `extern "C" __global__ void entry(params) { body }`, bounded to `threads`
+/// per block and two blocks per SM (without the minimum, ptxas may trade
+/// registers for occupancy and spill).
+KernelSource boundedUnit(const std::string &include, const std::string &entry, int threads,
+                         const std::string &params, const std::string &body,
+                         const std::string &prelude = {});
+
+/// An op family's answer for an op it lowers: true, or the lowering's error.
+llvm::Expected<bool> lowered(llvm::Error error);
+
+} // namespace spectral::codegen
