@@ -4,6 +4,7 @@
 #include "compiler/Codegen/CodegenContext.h"
 #include "compiler/Codegen/Constants.h"
 #include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/FusedTransforms.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -40,8 +41,9 @@ llvm::Error lowerOp(CodegenContext &context, Operation *op) {
   return CodegenContext::error(op, "codegen does not support this op yet");
 }
 
-/// A spectral.fusion region: one kernel when every op is elementwise, else
-/// op by op (fused anchors come with the fusion issue).
+/// A spectral.fusion region: one kernel when every op is elementwise; the
+/// transform's own kernels when elementwise ops surround one transform; else
+/// op by op (other anchors' loads and stores come with the fusion issue).
 llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
   Block &body = fusion.getRegion().front();
   for (auto [argument, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
@@ -73,6 +75,9 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     }
     return lowerElementwise(context, group, outputs, buffers);
   }
+  llvm::Expected<bool> fused = lowerFusedTransform(context, fusion, group);
+  if (!fused) return fused.takeError();
+  if (*fused) return llvm::Error::success();
   llvm::SmallVector<Value> yielded;
   if (llvm::Error error = lowerBlock(context, body, &yielded)) return error;
   for (auto [result, value] : llvm::zip(fusion.getResults(), yielded))
@@ -91,7 +96,8 @@ llvm::Error lowerBlock(CodegenContext &context, Block &block,
       for (Value value : op.getOperands()) yielded->push_back(value);
       continue;
     }
-    if (auto constant = dyn_cast<sp::ConstantOp>(op); constant || isa<arith::ConstantOp>(op)) {
+    if (isa<sp::ConstantOp, arith::ConstantOp>(op)) {
+      if (context.hasBuffer(op.getResult(0))) continue;  // given one by lowerFusion
       if (llvm::Error error = constantBuffer(context, &op).takeError()) return error;
       continue;
     }

@@ -147,7 +147,8 @@ public:
 private:
   void leafOf(Value value) {
     Operation *def = value.getDefiningOp();
-    if ((def && inGroup_.count(def)) || leaves_.count(value)) return;
+    if ((def && inGroup_.count(def)) || leaves_.count(value) || (inlined_ && value == inlined_))
+      return;
     leaves_[value] = int(leafOrder_.size());
     leafOrder_.push_back(value);
   }

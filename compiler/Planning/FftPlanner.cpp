@@ -531,7 +531,7 @@ llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axi
     if (llvm::Error error =
             checkBuffer(program, axis, axis.output, "output", outType, lines * outLength))
       return error;
-  if (axis.input == axis.output && inLength != outLength)
+  if (axis.input >= 0 && axis.input == axis.output && inLength != outLength)
     return failure(axis, "input and output must be distinct buffers");
 
   llvm::Expected<Choice> choice = choose(axis);

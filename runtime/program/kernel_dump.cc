@@ -113,8 +113,8 @@ StatusOr<std::string> dump_kernels(const Program& program, const DumpOptions& op
   std::snprintf(line, sizeof line, "%-40s %-14s %-10s %8s %5s %6s %8s %12s %13s  ", "kernel",
                 "grid", "block", "dyn_smem", "regs", "spills", "smem", "bytes_read",
                 "bytes_written");
-  text << "# " << program.function << ": " << program.kernels.size() << " kernels, "
-       << options.arch << "\n";
+  text << "# " << program.function << ": " << program.kernels.size()
+       << (program.kernels.size() == 1 ? " kernel, " : " kernels, ") << options.arch << "\n";
   if (!compiler)
     text << "# no PTX and no ptxas report (regs, spills and smem shown as -): "
          << compiler.status().message() << "\n";

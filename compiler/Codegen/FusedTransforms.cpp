@@ -1,0 +1,281 @@
+//===- FusedTransforms.cpp - elementwise ops in a transform's loads and stores ===//
+//
+// A spectral.fusion region of elementwise ops around one transform runs as
+// the transform's own kernels (the Load/Store hooks of fft_io.cuh): the ops before
+// it become the first pass's Load functor, so the transform reads its
+// operand computed on the fly, and the ops after it become the last pass's
+// Store functor, so each result element is computed from the transformed
+// value as it is stored. Passes in between stay plain. The functors reach
+// the planner through its seam (planFftAxisWith); their text is the
+// elementwise group's struct (Elementwise.h) wrapped in a call of the
+// planner's shape, (batch, i) over the axis' [outer, n, inner] layout.
+//
+// What does not fit that shape (two anchors, an op after the transform that
+// reads its result at another element, ops that can fail, the orthonormal
+// DCT's extra scalings) is left to the op-by-op path: lowerFusedTransform
+// returns false before it adds anything to the Program.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/FusedTransforms.h"
+
+#include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/Transforms.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdio>
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+using planning::FftAxis;
+using planning::FftKind;
+using planning::units::Functor;
+using planning::units::Param;
+
+/// Eight hex digits of FNV-1a over `text`: names a functor by its text.
+std::string digest(const std::string &text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  char out[9];
+  std::snprintf(out, sizeof out, "%08x", unsigned(hash ^ (hash >> 32)));
+  return out;
+}
+
+/// "spectral.mul (x.mlir:3:8), spectral.exp (x.mlir:4:8)": the ops a functor
+/// computes (splat constants are literals, not ops of their own).
+std::string describeAll(llvm::ArrayRef<Operation *> ops) {
+  std::string text;
+  for (Operation *op : ops)
+    if (!isa<sp::ConstantOp, arith::ConstantOp>(op))
+      text += (text.empty() ? "" : ", ") + CodegenContext::describe(op);
+  return text;
+}
+
+/// The group's struct, rendered as `placeholder`, renamed after its text:
+/// functors of different text never share a name inside one unit.
+std::string named(FusedGroup &group, const std::string &placeholder) {
+  std::string tag = digest(group.definition + llvm::join(group.calls, ";"));
+  size_t at = group.definition.find("struct " + placeholder + " {");
+  group.definition.replace(at + 7, placeholder.size(), placeholder + "_" + tag);
+  return tag;
+}
+
+/// The ops of `ops` that `roots` depend on, in order: a functor computes
+/// only what its values need (and reads only those ops' inputs).
+std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> roots) {
+  llvm::DenseSet<Operation *> candidates(ops.begin(), ops.end()), keep;
+  std::vector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Operation *def = work.back().getDefiningOp();
+    work.pop_back();
+    if (!def || !candidates.contains(def) || !keep.insert(def).second) continue;
+    for (Value operand : def->getOperands()) work.push_back(operand);
+  }
+  std::vector<Operation *> kept;
+  for (Operation *op : ops)
+    if (keep.contains(op)) kept.push_back(op);
+  return kept;
+}
+
+bool complexKind(FftKind kind) {
+  return kind == FftKind::kForward || kind == FftKind::kInverse || kind == FftKind::kRealInverse;
+}
+
+/// The leaves' pointers as entry parameters named `prefix`0, 1, ...
+std::vector<Param> leafParams(CodegenContext &context, const FusedGroup &group,
+                              const std::string &prefix, std::string *names) {
+  std::vector<Param> params;
+  for (size_t k = 0; k < group.leaves.size(); ++k) {
+    std::string name = prefix + std::to_string(k);
+    params.push_back({"const " + std::string(cppType(dtypeOf(group.leaves[k].getType()))) +
+                          "* __restrict__ " + name,
+                      StepArg::of_buffer(context.bufferOf(group.leaves[k]))});
+    *names += name + ", ";
+  }
+  return params;
+}
+
+/// The first pass's Load: `value` computed by `ops` at the element the
+/// transform reads.
+Functor prologue(CodegenContext &context, FusedGroup group, const FftAxis &axis) {
+  planning::units::Real real{axis.doublePrecision};
+  std::string value = complexKind(axis.kind) ? real.complex() : real.cpp();
+  int64_t length = axis.kind == FftKind::kRealInverse ? axis.n / 2 + 1 : axis.n;
+  std::string names;
+  std::vector<Param> params = leafParams(context, group, "pro_in", &names);
+  std::string tag = named(group, "Prologue");
+  std::string prologue = "Prologue_" + tag, load = "FusedLoad_" + tag;
+  Functor f;
+  f.type = load;
+  f.expr = load + "{" + prologue + "{" + names + "nullptr}, AxisLayout{" + std::to_string(length) +
+           ", inner}}";
+  f.params = std::move(params);
+  f.tag = "pro" + tag;
+  f.definition = "#include \"elementwise.cuh\"\n" +
+                 std::string("namespace {\n") + // the group's struct, renamed per functor
+                 group.definition + "struct " + load + " {\n  " + prologue +
+                 " g;\n  AxisLayout layout;\n  __device__ __forceinline__ " + value +
+                 " operator()(int batch, int i) const {\n    const long long j = "
+                 "layout.offset(batch, i);\n    return " +
+                 group.calls[0] + ";\n  }\n};\n}  // namespace\n";
+  return f;
+}
+
+/// The last pass's Store: every output of the region at the element being
+/// stored, from the transformed value (times the pass' factor) as `a`.
+Functor epilogue(CodegenContext &context, FusedGroup group, const FftAxis &axis,
+                 llvm::ArrayRef<int> outputs, llvm::ArrayRef<DType> outputTypes) {
+  planning::units::Real real{axis.doublePrecision};
+  bool complex = axis.kind == FftKind::kForward || axis.kind == FftKind::kInverse ||
+                 axis.kind == FftKind::kRealForward;
+  std::string value = complex ? real.complex() : real.cpp();
+  int64_t length = axis.kind == FftKind::kRealForward ? axis.n / 2 + 1 : axis.n;
+  std::string names;
+  std::vector<Param> params = leafParams(context, group, "epi_in", &names);
+  std::string tag = named(group, "Epilogue");
+  std::string epilogue = "Epilogue_" + tag, store = "FusedStore_" + tag;
+  std::string members, writes, outs;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::string name = "epi_out" + std::to_string(k), type = cppType(outputTypes[k]);
+    params.push_back({type + "* __restrict__ " + name, StepArg::of_buffer(outputs[k])});
+    members += "  " + type + "* out" + std::to_string(k) + ";\n";
+    writes += "    out" + std::to_string(k) + "[j] = " + group.calls[k] + ";\n";
+    outs += name + ", ";
+  }
+  params.push_back({"double epi_factor", StepArg::f64(axis.factor)});
+  std::string scaled = complex ? "spectral_fft::scale(value, (" + std::string(real.cpp()) +
+                                     ")factor)"
+                               : "value * (" + std::string(real.cpp()) + ")factor";
+  Functor f;
+  f.type = store;
+  f.expr = store + "{" + epilogue + "{" + names + "nullptr}, " + outs + "AxisLayout{" +
+           std::to_string(length) + ", inner}, epi_factor}";
+  f.params = std::move(params);
+  f.tag = "epi" + tag;
+  f.definition = "#include \"elementwise.cuh\"\nnamespace {\n" + group.definition + "struct " +
+                 store + " {\n  " + epilogue + " g;\n" + members +
+                 "  AxisLayout layout;\n  double factor;\n  __device__ __forceinline__ void "
+                 "operator()(int batch, int i, " +
+                 value + " value) const {\n    const long long j = layout.offset(batch, i);\n"
+                 "    const " + value + " a = " + scaled + ";\n" + writes + "  }\n};\n}  // namespace\n";
+  return f;
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp fusion,
+                                         llvm::ArrayRef<Operation *> ops) {
+  Operation *anchor = nullptr;
+  for (Operation *op : ops) {
+    if (isElementwiseOp(op)) continue;
+    if (anchor || !isTransformOp(op)) return false;
+    anchor = op;
+  }
+  if (!anchor) return false;
+  Value x = anchor->getOperand(0), result = anchor->getResult(0);
+  std::vector<int64_t> resultShape = shapeOf(result.getType());
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  llvm::DenseSet<Operation *> inGroup(ops.begin(), ops.end());
+  for (Value value : yielded) {
+    if (shapeOf(value.getType()) != resultShape) return false;  // stored at the result's index
+    // The store computes what it writes: a block argument or a dense
+    // constant passed through is left to the op-by-op path.
+    Operation *def = value.getDefiningOp();
+    if (value != result && (!def || !inGroup.contains(def))) return false;
+  }
+  if (yielded.empty()) return true;  // nothing is used: no kernel
+
+  std::vector<Operation *> before, others;
+  bool seen = false;
+  for (Operation *op : ops) {
+    if (op == anchor) {
+      seen = true;
+      continue;
+    }
+    if (!seen) before.push_back(op);
+    others.push_back(op);
+  }
+  // The prologue computes the operand; the epilogue every yielded value
+  // (ops before the transform are recomputed there when a result needs them).
+  before = needed(before, {x});
+  others = needed(others, yielded);
+  bool fuseLoad = !before.empty();
+  bool fuseStore = !(yielded.size() == 1 && yielded[0] == result);
+
+  // Render both groups first: a refusal must leave the Program untouched.
+  std::optional<FusedGroup> pre, post;
+  if (fuseLoad) {
+    llvm::Expected<FusedGroup> group =
+        renderFusedGroup(before, Value(), {x}, "Prologue", "g", "j", "");
+    if (!group) {
+      llvm::consumeError(group.takeError());
+      return false;
+    }
+    pre = std::move(*group);
+  }
+  if (fuseStore) {
+    llvm::Expected<FusedGroup> group =
+        renderFusedGroup(others, result, yielded, "Epilogue", "g", "j", "a");
+    if (!group) {
+      llvm::consumeError(group.takeError());
+      return false;
+    }
+    post = std::move(*group);
+  }
+  if ((pre && pre->reportsErrors) || (post && post->reportsErrors)) return false;
+  // Between passes the data lives in the region's result when the last store
+  // is plain, in a scratch array when it is fused (no value is bound to
+  // partly transformed data), and for irfft in a complex operand-shaped array.
+  int intermediateBuffer = -1;
+  auto intermediate = [&]() -> int {
+    if (intermediateBuffer >= 0) return intermediateBuffer;
+    if (isa<sp::IrfftOp>(anchor))
+      intermediateBuffer = context.newScratch(anchor, dtypeOf(x.getType()), elementCount(x));
+    else if (!fuseStore)
+      intermediateBuffer = context.newResultBuffer(fusion.getResult(0));
+    else
+      intermediateBuffer = context.newScratch(anchor, dtypeOf(result.getType()), elementCount(result));
+    return intermediateBuffer;
+  };
+  // transformPasses asks for the intermediate buffer only when it plans passes.
+  llvm::Expected<TransformPasses> plan = transformPasses(
+      context, anchor, fuseLoad ? -1 : context.bufferOf(x), -1, intermediate);
+  if (!plan) return plan.takeError();
+  if (plan->special != TransformPasses::kNone) return false;
+
+  std::vector<int> outputs;
+  std::vector<DType> outputTypes;
+  for (Value output : fusion.getResults()) {
+    outputs.push_back(context.hasBuffer(output) ? context.bufferOf(output)
+                                                : context.newResultBuffer(output));
+    outputTypes.push_back(dtypeOf(output.getType()));
+  }
+  std::vector<FftAxis> passes = plan->passes;
+  FftAxis &first = passes.front(), &last = passes.back();
+  if (!fuseStore) last.output = outputs[0];
+  auto joined = [](const std::string &a, const std::string &b) {
+    return a.empty() ? b : b.empty() ? a : a + ", " + b;
+  };
+  if (pre) first.op = joined(describeAll(before), first.op);
+  if (post) last.op = joined(last.op, describeAll(others));
+  for (size_t p = 0; p < passes.size(); ++p) {
+    planning::AxisEnds ends = planning::plainEnds(passes[p]);
+    if (p == 0 && pre) ends.load = prologue(context, *pre, passes[p]);
+    if (p + 1 == passes.size() && post)
+      ends.store = epilogue(context, *post, passes[p], outputs, outputTypes);
+    if (llvm::Error error = planAxis(context, anchor, passes[p], ends)) return error;
+  }
+  return true;
+}
+
+} // namespace spectral::codegen

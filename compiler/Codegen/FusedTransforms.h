@@ -1,0 +1,18 @@
+//===- FusedTransforms.h - elementwise ops in a transform's loads and stores -*- C++ -*-===//
+#pragma once
+
+#include "compiler/Codegen/CodegenContext.h"
+
+#include "dialects/spectral/IR/SpectralOps.h"
+
+namespace spectral::codegen {
+
+/// Lowers a spectral.fusion region whose ops (`ops`, in order, non-splat
+/// constants already given buffers and left out) are elementwise ops around
+/// one transform: the ops before it fused into the first pass's loads, the
+/// ones after it into the last pass's stores. False, with nothing added to
+/// the Program, when the region has another shape.
+llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                                         llvm::ArrayRef<mlir::Operation *> ops);
+
+} // namespace spectral::codegen
