@@ -19,16 +19,11 @@
 #include "compiler/Codegen/FusedTransforms.h"
 
 #include "compiler/Codegen/CodegenUtil.h"
-#include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/FusedRegion.h"
 #include "compiler/Codegen/Transforms.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 
-#include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringExtras.h"
-
-#include <cstdio>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -40,51 +35,6 @@ using planning::FftAxis;
 using planning::FftKind;
 using planning::units::Functor;
 using planning::units::Param;
-
-/// Eight hex digits of FNV-1a over `text`: names a functor by its text.
-std::string digest(const std::string &text) {
-  uint64_t hash = 1469598103934665603ull;
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  char out[9];
-  std::snprintf(out, sizeof out, "%08x", unsigned(hash ^ (hash >> 32)));
-  return out;
-}
-
-/// "spectral.mul (x.mlir:3:8), spectral.exp (x.mlir:4:8)": the ops a functor
-/// computes (splat constants are literals, not ops of their own).
-std::string describeAll(llvm::ArrayRef<Operation *> ops) {
-  std::string text;
-  for (Operation *op : ops)
-    if (!isa<sp::ConstantOp, arith::ConstantOp>(op))
-      text += (text.empty() ? "" : ", ") + CodegenContext::describe(op);
-  return text;
-}
-
-/// The group's struct, rendered as `placeholder`, renamed after its text:
-/// functors of different text never share a name inside one unit.
-std::string named(FusedGroup &group, const std::string &placeholder) {
-  std::string tag = digest(group.definition + llvm::join(group.calls, ";"));
-  size_t at = group.definition.find("struct " + placeholder + " {");
-  group.definition.replace(at + 7, placeholder.size(), placeholder + "_" + tag);
-  return tag;
-}
-
-/// The ops of `ops` that `roots` depend on, in order: a functor computes
-/// only what its values need (and reads only those ops' inputs).
-std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> roots) {
-  llvm::DenseSet<Operation *> candidates(ops.begin(), ops.end()), keep;
-  std::vector<Value> work(roots.begin(), roots.end());
-  while (!work.empty()) {
-    Operation *def = work.back().getDefiningOp();
-    work.pop_back();
-    if (!def || !candidates.contains(def) || !keep.insert(def).second) continue;
-    for (Value operand : def->getOperands()) work.push_back(operand);
-  }
-  std::vector<Operation *> kept;
-  for (Operation *op : ops)
-    if (keep.contains(op)) kept.push_back(op);
-  return kept;
-}
 
 bool complexKind(FftKind kind) {
   return kind == FftKind::kForward || kind == FftKind::kInverse || kind == FftKind::kRealInverse;
@@ -112,7 +62,7 @@ Functor prologue(CodegenContext &context, FusedGroup group, const FftAxis &axis)
   int64_t length = axis.kind == FftKind::kRealInverse ? axis.n / 2 + 1 : axis.n;
   std::string names;
   std::vector<Param> params = leafParams(context, group, "pro_in", &names);
-  std::string tag = named(group, "Prologue");
+  std::string tag = nameAfterText(group, "Prologue");
   std::string prologue = "Prologue_" + tag, load = "FusedLoad_" + tag;
   Functor f;
   f.type = load;
@@ -141,7 +91,7 @@ Functor epilogue(CodegenContext &context, FusedGroup group, const FftAxis &axis,
   int64_t length = axis.kind == FftKind::kRealForward ? axis.n / 2 + 1 : axis.n;
   std::string names;
   std::vector<Param> params = leafParams(context, group, "epi_in", &names);
-  std::string tag = named(group, "Epilogue");
+  std::string tag = nameAfterText(group, "Epilogue");
   std::string epilogue = "Epilogue_" + tag, store = "FusedStore_" + tag;
   std::string members, writes, outs;
   for (size_t k = 0; k < outputs.size(); ++k) {
@@ -174,65 +124,14 @@ Functor epilogue(CodegenContext &context, FusedGroup group, const FftAxis &axis,
 
 llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp fusion,
                                          llvm::ArrayRef<Operation *> ops) {
-  Operation *anchor = nullptr;
-  for (Operation *op : ops) {
-    if (isElementwiseOp(op)) continue;
-    if (anchor || !isTransformOp(op)) return false;
-    anchor = op;
-  }
-  if (!anchor) return false;
+  std::optional<FusedRegion> region = analyzeFusedRegion(fusion, ops, isTransformOp, "j");
+  if (!region) return false;
+  if (region->yielded.empty()) return true;  // nothing is used: no kernel
+  Operation *anchor = region->anchor;
   Value x = anchor->getOperand(0), result = anchor->getResult(0);
-  std::vector<int64_t> resultShape = shapeOf(result.getType());
-  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
-  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
-  llvm::DenseSet<Operation *> inGroup(ops.begin(), ops.end());
-  for (Value value : yielded) {
-    if (shapeOf(value.getType()) != resultShape) return false;  // stored at the result's index
-    // The store computes what it writes: a block argument or a dense
-    // constant passed through is left to the op-by-op path.
-    Operation *def = value.getDefiningOp();
-    if (value != result && (!def || !inGroup.contains(def))) return false;
-  }
-  if (yielded.empty()) return true;  // nothing is used: no kernel
+  const std::optional<FusedGroup> &pre = region->prologue, &post = region->epilogue;
+  bool fuseLoad = pre.has_value(), fuseStore = post.has_value();
 
-  std::vector<Operation *> before, others;
-  bool seen = false;
-  for (Operation *op : ops) {
-    if (op == anchor) {
-      seen = true;
-      continue;
-    }
-    if (!seen) before.push_back(op);
-    others.push_back(op);
-  }
-  // The prologue computes the operand; the epilogue every yielded value
-  // (ops before the transform are recomputed there when a result needs them).
-  before = needed(before, {x});
-  others = needed(others, yielded);
-  bool fuseLoad = !before.empty();
-  bool fuseStore = !(yielded.size() == 1 && yielded[0] == result);
-
-  // Render both groups first: a refusal must leave the Program untouched.
-  std::optional<FusedGroup> pre, post;
-  if (fuseLoad) {
-    llvm::Expected<FusedGroup> group =
-        renderFusedGroup(before, Value(), {x}, "Prologue", "g", "j", "");
-    if (!group) {
-      llvm::consumeError(group.takeError());
-      return false;
-    }
-    pre = std::move(*group);
-  }
-  if (fuseStore) {
-    llvm::Expected<FusedGroup> group =
-        renderFusedGroup(others, result, yielded, "Epilogue", "g", "j", "a");
-    if (!group) {
-      llvm::consumeError(group.takeError());
-      return false;
-    }
-    post = std::move(*group);
-  }
-  if ((pre && pre->reportsErrors) || (post && post->reportsErrors)) return false;
   // Between passes the data lives in the region's result when the last store
   // is plain, in a scratch array when it is fused (no value is bound to
   // partly transformed data), and for irfft in a complex operand-shaped array.
@@ -266,8 +165,8 @@ llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp f
   auto joined = [](const std::string &a, const std::string &b) {
     return a.empty() ? b : b.empty() ? a : a + ", " + b;
   };
-  if (pre) first.op = joined(describeAll(before), first.op);
-  if (post) last.op = joined(last.op, describeAll(others));
+  if (pre) first.op = joined(describeFusedOps(region->before), first.op);
+  if (post) last.op = joined(last.op, describeFusedOps(region->after));
   for (size_t p = 0; p < passes.size(); ++p) {
     planning::AxisEnds ends = planning::plainEnds(passes[p]);
     if (p == 0 && pre) ends.load = prologue(context, *pre, passes[p]);

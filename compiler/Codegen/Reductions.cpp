@@ -17,12 +17,20 @@
 // through an error word; mse is a squared-error Load of the whole-tensor
 // passes.
 //
+// The Load functors read the operand's element at its flat offset i through
+// an ElementEnd, and the Stores write the result's element i through one
+// (FusedReductions.h): a buffer, or a fused group of elementwise ops. The
+// operand is read by exactly one launch (the first) and the result written
+// by exactly one (the last), so every path, the split and whole-tensor ones
+// included, takes fused ends; the passes between read and write scratch.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/FusedReductions.h"
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
-#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 
@@ -101,7 +109,7 @@ struct Layout {
   }
   /// Statements of a function body returning the input offset of (row, j).
   std::string offsetBody() const {
-    std::string code = "    long long at = 0, q = 0;\n";
+    std::string code = "  long long at = 0, q = 0;\n";
     std::vector<int64_t> strides = rowMajorStrides(sizes);
     for (bool r : {false, true}) {
       const char *index = r ? "j" : "row";
@@ -112,14 +120,14 @@ struct Layout {
         if (reduced[g] != r) continue;
         std::string term = strides[g] == 1 ? "" : " * " + lit(strides[g]);
         if (g == first) {
-          code += std::string("    at += ") + index + term + ";\n";
+          code += std::string("  at += ") + index + term + ";\n";
         } else {
-          code += std::string("    q = ") + index + " / " + lit(sizes[g]) + ";\n    at += (" +
-                  index + " - q * " + lit(sizes[g]) + ")" + term + ";\n    " + index + " = q;\n";
+          code += std::string("  q = ") + index + " / " + lit(sizes[g]) + ";\n  at += (" +
+                  index + " - q * " + lit(sizes[g]) + ")" + term + ";\n  " + index + " = q;\n";
         }
       }
     }
-    return code + "    (void)q;\n    return at;\n";
+    return code + "  (void)q;\n  return at;\n";
   }
 };
 
@@ -145,113 +153,160 @@ std::string opType(Kind kind, const std::string &a) {
 /// The op of the passes before the last: partials are never finished.
 Kind partialKind(Kind kind) { return kind == Kind::kMax ? Kind::kMax : Kind::kSum; }
 
-/// "reduce_sum_f32_partials": BLOCK-thread partials of a flat tensor of n
-/// (an argument) elements.
-KernelSource partialsUnit(Kind kind, DType dtype) {
-  std::string t = cppType(dtype), a = accumulator(kind, dtype);
-  std::string entry = std::string("reduce_") + kindName(partialKind(kind)) + "_" +
-                      shortName(dtype) + "_partials";
-  return {"#include \"reduce.cuh\"\n\n"
-          "extern \"C\" __global__ void " + entry + "(const " + t + "* __restrict__ x, " + t +
-              "* __restrict__ partials, long long n) {\n"
-              "  spectral_reduce::reduce_partials<" + std::to_string(kGridBlock) + ", " + a +
-              ">(n, " + opType(partialKind(kind), a) + "(), spectral_reduce::FlatLoad<" + t +
-              ">{x}, spectral_reduce::FlatStore<" + t + ">{partials});\n}\n",
+// ---- units over ends ----------------------------------------------------------------------
+
+using Ends = std::initializer_list<const ElementEnd *>;
+
+/// A unit including `header` and the headers of `ends`, with the ends'
+/// definitions and `functors` in an anonymous namespace, then the entry
+/// `entry(params) { body }`.
+KernelSource unitOf(const std::string &header, Ends ends, const std::string &functors,
+                    const std::string &entry, const std::string &params, const std::string &body) {
+  std::string text = "#include \"" + header + "\"\n";
+  for (const ElementEnd *end : ends)
+    if (!end->include.empty() && text.find("\"" + end->include + "\"") == std::string::npos)
+      text += "#include \"" + end->include + "\"\n";
+  text += "\nnamespace {\n";
+  for (const ElementEnd *end : ends) text += end->definition;
+  return {text + functors + "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(" +
+              params + ") {\n" + body + "}\n",
           entry};
 }
 
-/// "reduce_mean_f32_final": one block reduces `count` values, finishing
-/// with `total` (both arguments).
-KernelSource finalUnit(Kind kind, DType dtype) {
-  std::string t = cppType(dtype), a = accumulator(kind, dtype);
-  std::string entry = std::string("reduce_") + kindName(kind) + "_" + shortName(dtype) + "_final";
-  return {"#include \"reduce.cuh\"\n\n"
-          "extern \"C\" __global__ void " + entry + "(const " + t + "* __restrict__ x, " + t +
-              "* __restrict__ out, long long count, long long total) {\n"
-              "  spectral_reduce::reduce_final<" + std::to_string(kGridBlock) + ", " + a +
-              ">(count, total, " + opType(kind, a) + "(), spectral_reduce::FlatLoad<" + t +
-              ">{x}, spectral_reduce::FlatStore<" + t + ">{out});\n}\n",
-          entry};
+/// The entry's parameters: the ends', then `extra`.
+std::string paramsOf(Ends ends, std::vector<std::string> extra = {}) {
+  std::vector<std::string> all;
+  for (const ElementEnd *end : ends) all.insert(all.end(), end->params.begin(), end->params.end());
+  all.insert(all.end(), extra.begin(), extra.end());
+  return llvm::join(all, ", ");
 }
 
-/// Reduces the flat `input` (n elements of `dtype`) into the one element of
-/// `output`: one block, or partials then one block. `partials` is a unit
-/// that writes the per-block partials (the caller's prologue, e.g. mse's
-/// squared error), reading `inputs`.
+/// The launch's arguments: the ends', then `extra`.
+std::vector<StepArg> argsOf(Ends ends, std::vector<StepArg> extra = {}) {
+  std::vector<StepArg> all;
+  for (const ElementEnd *end : ends) all.insert(all.end(), end->args.begin(), end->args.end());
+  all.insert(all.end(), extra.begin(), extra.end());
+  return all;
+}
+
+/// struct `name` reading through `end`: operator()(`args`) runs `bind`
+/// (which binds the flat offset i) and returns `value` (by default the
+/// end's element at i) as `type`.
+std::string loadFunctor(const std::string &name, const ElementEnd &end, const std::string &type,
+                        const std::string &args, const std::string &bind,
+                        const std::string &value = "") {
+  return "struct " + name + " {\n" + end.members + "  __device__ __forceinline__ " + type +
+         " operator()(" + args + ") const {\n" + bind + "    return " +
+         (value.empty() ? end.code : value) + ";\n  }\n};\n";
+}
+
+/// struct `name` writing `a` (a `type`) through `end`: operator()(`args`, a)
+/// runs `bind` (which binds the flat offset i), then the end's statements.
+std::string storeFunctor(const std::string &name, const ElementEnd &end, const std::string &type,
+                         const std::string &args, const std::string &bind) {
+  return "struct " + name + " {\n" + end.members + "  __device__ __forceinline__ void operator()(" +
+         args + ", " + type + " a) const {\n" + bind + end.code + "  }\n};\n";
+}
+
+/// "spectral.abs (...), spectral.reduce_sum (...)": what a launch computes,
+/// `load`'s and `store`'s fused ops (either may be null) around `op`.
+std::string describeLaunch(const ElementEnd *load, Operation *op, const ElementEnd *store) {
+  std::string text = load && !load->ops.empty() ? load->ops + ", " : "";
+  text += CodegenContext::describe(op);
+  return store && !store->ops.empty() ? text + ", " + store->ops : text;
+}
+
+/// A whole-tensor reduction's values: `load` gives them at flat i < n as the
+/// partials' type; the first pass is the entry `partials` (its tag
+/// appended) of a unit including `header`. `oneBlock`: a single block may
+/// read `load` itself when n is small.
+struct FlatInput {
+  ElementEnd load;
+  std::string header, partials;
+  bool oneBlock = true;
+};
+
+/// The partials pass entry of a reduction: "reduce_sum_f32_partials".
+std::string partialsEntry(Kind kind, DType dtype) {
+  return std::string("reduce_") + kindName(partialKind(kind)) + "_" + shortName(dtype) +
+         "_partials";
+}
+
+/// Reduces `input`'s n values (of `dtype`) into the one element `store`
+/// writes: one block ("reduce_mean_f32_final"), or BLOCK-thread partials
+/// then one block. The partials and final units take n and the count as
+/// arguments, so plain ends share them across sizes.
 void reduceFlat(CodegenContext &context, Operation *op, Kind kind, DType dtype, int64_t n,
-                const KernelSource &partials, std::vector<int> inputs, int64_t inputBytes,
-                int output) {
+                const FlatInput &input, const ElementEnd &store) {
   ProgramBuilder &builder = context.builder;
-  std::string where = CodegenContext::describe(op);
-  KernelSource final = finalUnit(kind, dtype);
-  int source = inputs.front();
+  std::string t = cppType(dtype), block = std::to_string(kGridBlock);
+  ElementEnd load = input.load;
   int64_t count = n;
-  if (n > kOneBlock || inputs.size() > 1) {
+  if (n > kOneBlock || !input.oneBlock) {
     count = std::min<int64_t>(1024, std::max<int64_t>(1, ceilDiv(n, kGridBlock * 32)));
     int scratch = context.newScratch(op, dtype, count);
-    int kernel = builder.addKernel(partials, where, inputBytes, bytesOf(dtype, count));
-    std::vector<StepArg> args;
-    for (int input : inputs) args.push_back(StepArg::of_buffer(input));
-    args.push_back(StepArg::of_buffer(scratch));
-    args.push_back(StepArg::i64(n));
+    ElementEnd partials = bufferStore(context, "partials", scratch);
+    Kind first = partialKind(kind);
+    std::string a = accumulator(first, dtype), where = describeLaunch(&load, op, nullptr);
+    KernelSource unit = unitOf(
+        input.header, {&load, &partials},
+        loadFunctor("Load", load, t, "long long i", "") +
+            storeFunctor("Store", partials, t, "long long i", ""),
+        input.partials + load.tag, paramsOf({&load, &partials}, {"long long n"}),
+        "  spectral_reduce::reduce_partials<" + block + ", " + a + ">(n, " + opType(first, a) +
+            "(), Load{" + load.init + "}, Store{" + partials.init + "});\n");
+    int kernel = builder.addKernel(unit, where, load.bytes, bytesOf(dtype, count));
     builder.launch(kernel, {uint32_t(count), 1, 1}, {uint32_t(kGridBlock), 1, 1}, 0,
-                   std::move(args), where);
-    source = scratch;
+                   argsOf({&load, &partials}, {StepArg::i64(n)}), where);
+    load = bufferLoad(context, "x", scratch);
   }
-  int kernel = builder.addKernel(final, where, bytesOf(dtype, count), bytesOf(dtype, 1));
+  std::string a = accumulator(kind, dtype), where = describeLaunch(&load, op, &store);
+  KernelSource unit = unitOf(
+      "reduce.cuh", {&load, &store},
+      loadFunctor("Load", load, t, "long long i", "") +
+          storeFunctor("Store", store, t, "long long i", ""),
+      std::string("reduce_") + kindName(kind) + "_" + shortName(dtype) + "_final" + load.tag +
+          store.tag,
+      paramsOf({&load, &store}, {"long long count", "long long total"}),
+      "  spectral_reduce::reduce_final<" + block + ", " + a + ">(count, total, " +
+          opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n");
+  int kernel = builder.addKernel(unit, where, load.bytes, store.bytes);
   builder.launch(kernel, {1, 1, 1}, {uint32_t(kGridBlock), 1, 1}, 0,
-                 {StepArg::of_buffer(source), StepArg::of_buffer(output), StepArg::i64(count),
-                  StepArg::i64(n)},
-                 where);
+                 argsOf({&load, &store}, {StepArg::i64(count), StepArg::i64(n)}), where);
 }
 
-llvm::Error lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value x,
-                        llvm::ArrayRef<int64_t> axes) {
-  Value result = op->getResult(0);
+void lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value x,
+                 llvm::ArrayRef<int64_t> axes, const ElementEnd &load, const ElementEnd &store) {
   DType dtype = dtypeOf(x.getType());
-  std::vector<int64_t> shape = shapeOf(x.getType());
-  Layout layout(shape, axes);
-  int input = context.bufferOf(x), output = context.newResultBuffer(result);
-  if (layout.rows == 0) return llvm::Error::success();  // an empty result
-  if (kind == Kind::kMax && layout.n == 0)
-    for (int64_t axis : axes)
-      if (shape[axis] == 0)
-        return CodegenContext::error(op, "reduces over axis " + llvm::Twine(axis) +
-                                             " of length 0: the maximum of no elements is "
-                                             "undefined");
+  Layout layout(shapeOf(x.getType()), axes);
+  if (layout.rows == 1) {
+    reduceFlat(context, op, kind, dtype, layout.n,
+               {load, "reduce.cuh", partialsEntry(kind, dtype), true}, store);
+    return;
+  }
   std::string t = cppType(dtype), a = accumulator(kind, dtype);
   std::string prefix = std::string("reduce_") + kindName(kind) + "_" + shortName(dtype) + "_";
   ProgramBuilder &builder = context.builder;
-  std::string where = CodegenContext::describe(op);
-  int64_t inBytes = bytesOf(dtype, layout.rows * layout.n);
-
-  if (layout.rows == 1) {
-    reduceFlat(context, op, kind, dtype, layout.n, partialsUnit(kind, dtype), {input}, inBytes,
-               output);
-    return llvm::Error::success();
-  }
-
   bool contiguous = layout.contiguous();
   int64_t rows = layout.rows, n = layout.n;
   bool split = n > chunkLength(contiguous) && (rows < kFewRows || n > maxRow(contiguous));
-  std::string offset = "  __device__ __forceinline__ long long offset(long long row, long long j) "
-                       "const {\n" + layout.offsetBody() + "  }\n";
+  std::string offset = "__device__ __forceinline__ long long offset(long long row, long long j) "
+                       "{\n" + layout.offsetBody() + "}\n";
+  const std::string atOffset = "    const long long i = offset(row, j);\n";
   if (!split) {
     RowBlock rb = rowBlock(n, contiguous);
-    std::string entry = prefix + layout.name();
-    std::string unit =
-        "#include \"reduce.cuh\"\n\nnamespace {\nstruct Load {\n  const " + t + "* x;\n" + offset +
-        "  __device__ __forceinline__ " + t +
-        " operator()(long long row, long long j) const { return x[offset(row, j)]; }\n};\n"
-        "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(const " + t +
-        "* __restrict__ x, " + t + "* __restrict__ out) {\n  spectral_reduce::reduce_rows<" +
-        std::to_string(rb.x) + ", " + std::to_string(rb.rows) + ", " + a + ">(" + lit(rows) +
-        ", " + lit(n) + ", " + opType(kind, a) + "(), Load{x}, spectral_reduce::FlatStore<" + t +
-        ">{out});\n}\n";
-    int kernel = builder.addKernel({unit, entry}, where, inBytes, bytesOf(dtype, rows));
-    builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0,
-                   {StepArg::of_buffer(input), StepArg::of_buffer(output)}, where);
-    return llvm::Error::success();
+    std::string where = describeLaunch(&load, op, &store);
+    KernelSource unit = unitOf(
+        "reduce.cuh", {&load, &store},
+        offset + loadFunctor("Load", load, t, "long long row, long long j", atOffset) +
+            storeFunctor("Store", store, t, "long long i", ""),
+        prefix + layout.name() + load.tag + store.tag, paramsOf({&load, &store}),
+        "  spectral_reduce::reduce_rows<" + std::to_string(rb.x) + ", " +
+            std::to_string(rb.rows) + ", " + a + ">(" + lit(rows) + ", " + lit(n) + ", " +
+            opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n");
+    int kernel = builder.addKernel(unit, where, load.bytes, store.bytes);
+    builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0, argsOf({&load, &store}), where);
+    return;
   }
 
   // Split rows: chunk c of row r is pass-1 row c * rows + r (adjacent
@@ -259,95 +314,89 @@ llvm::Error lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value
   int64_t chunks = ceilDiv(n, chunkLength(contiguous)), length = ceilDiv(n, chunks);
   Kind first = partialKind(kind);
   RowBlock rb = rowBlock(length, contiguous);
-  std::string entry = prefix + layout.name() + "_split" + std::to_string(chunks);
-  std::string unit =
-      "#include \"reduce.cuh\"\n\nnamespace {\nstruct Load {\n  const " + t + "* x;\n" + offset +
-      "  __device__ __forceinline__ " + a + " operator()(long long r, long long j) const {\n"
-      "    const long long c = r / " + lit(rows) + ", row = r - c * " + lit(rows) + ";\n"
-      "    j += c * " + lit(length) + ";\n"
-      "    return j < " + lit(n) + " ? static_cast<" + a + ">(x[offset(row, j)]) : " +
-      opType(first, a) +
-      "().identity();\n  }\n};\n"
-      "struct Store {\n  " + t + "* partials;\n"
-      "  __device__ __forceinline__ void operator()(long long r, " + a + " v) const {\n"
-      "    const long long c = r / " + lit(rows) + ";\n"
-      "    partials[(r - c * " + lit(rows) + ") * " + lit(chunks) + " + c] = v;\n  }\n};\n"
-      "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(const " + t +
-      "* __restrict__ x, " + t + "* __restrict__ partials) {\n  spectral_reduce::reduce_rows<" +
-      std::to_string(rb.x) + ", " + std::to_string(rb.rows) + ", " + a + ">(" +
-      lit(rows * chunks) + ", " + lit(length) + ", " + opType(first, a) +
-      "(), Load{x}, Store{partials});\n}\n";
+  std::string where = describeLaunch(&load, op, nullptr);
+  KernelSource unit = unitOf(
+      "reduce.cuh", {&load},
+      offset +
+          loadFunctor("Load", load, a, "long long r, long long j",
+                      "    const long long c = r / " + lit(rows) + ", row = r - c * " +
+                          lit(rows) + ";\n    j += c * " + lit(length) + ";\n" + atOffset,
+                      "j < " + lit(n) + " ? static_cast<" + a + ">(" + load.code + ") : " +
+                          opType(first, a) + "().identity()") +
+          "struct Store {\n  " + t + "* partials;\n"
+          "  __device__ __forceinline__ void operator()(long long r, " + a + " v) const {\n"
+          "    const long long c = r / " + lit(rows) + ";\n"
+          "    partials[(r - c * " + lit(rows) + ") * " + lit(chunks) + " + c] = v;\n  }\n};\n",
+      prefix + layout.name() + "_split" + std::to_string(chunks) + load.tag,
+      paramsOf({&load}, {t + "* __restrict__ partials"}),
+      "  spectral_reduce::reduce_rows<" + std::to_string(rb.x) + ", " + std::to_string(rb.rows) +
+          ", " + a + ">(" + lit(rows * chunks) + ", " + lit(length) + ", " + opType(first, a) +
+          "(), Load{" + load.init + "}, Store{partials});\n");
   int scratch = context.newScratch(op, dtype, rows * chunks);
-  int kernel = builder.addKernel({unit, entry}, where, inBytes, bytesOf(dtype, rows * chunks));
+  int kernel = builder.addKernel(unit, where, load.bytes, bytesOf(dtype, rows * chunks));
   builder.launch(kernel, gridFor(rows * chunks, rb.rows), rb.block(), 0,
-                 {StepArg::of_buffer(input), StepArg::of_buffer(scratch)}, where);
+                 argsOf({&load}, {StepArg::of_buffer(scratch)}), where);
 
   // The final pass: [rows, chunks], finished with the count n.
   RowBlock fb = rowBlock(chunks, true);
-  std::string finalEntry = prefix + layout.name() + "_final" + std::to_string(chunks);
   std::string finalOp = opType(kind, a);
-  std::string finalUnitText = "#include \"reduce.cuh\"\n\nnamespace {\nstruct Op : " + finalOp +
-                              " {\n  __device__ __forceinline__ " + a + " finish(" + a +
-                              " acc, long long) const { return " + finalOp +
-                              "::finish(acc, " + lit(n) + "); }\n};\n}  // namespace\n\n"
-                              "extern \"C\" __global__ void " + finalEntry + "(const " + t +
-                              "* __restrict__ partials, " + t +
-                              "* __restrict__ out) {\n  spectral_reduce::reduce_rows<" +
-                              std::to_string(fb.x) + ", " + std::to_string(fb.rows) + ", " + a +
-                              ">(" + lit(rows) + ", " + lit(chunks) +
-                              ", Op(), spectral_reduce::RowLoad<" + t + ">{partials, " +
-                              lit(chunks) + "}, spectral_reduce::FlatStore<" + t + ">{out});\n}\n";
-  kernel = builder.addKernel({finalUnitText, finalEntry}, where, bytesOf(dtype, rows * chunks),
-                             bytesOf(dtype, rows));
-  builder.launch(kernel, gridFor(rows, fb.rows), fb.block(), 0,
-                 {StepArg::of_buffer(scratch), StepArg::of_buffer(output)}, where);
-  return llvm::Error::success();
+  where = describeLaunch(nullptr, op, &store);
+  unit = unitOf(
+      "reduce.cuh", {&store},
+      "struct Op : " + finalOp + " {\n  __device__ __forceinline__ " + a + " finish(" + a +
+          " acc, long long) const { return " + finalOp + "::finish(acc, " + lit(n) +
+          "); }\n};\n" + storeFunctor("Store", store, t, "long long i", ""),
+      prefix + layout.name() + "_final" + std::to_string(chunks) + store.tag,
+      "const " + t + "* __restrict__ partials, " + paramsOf({&store}),
+      "  spectral_reduce::reduce_rows<" + std::to_string(fb.x) + ", " + std::to_string(fb.rows) +
+          ", " + a + ">(" + lit(rows) + ", " + lit(chunks) + ", Op(), spectral_reduce::RowLoad<" +
+          t + ">{partials, " + lit(chunks) + "}, Store{" + store.init + "});\n");
+  kernel = builder.addKernel(unit, where, bytesOf(dtype, rows * chunks), store.bytes);
+  std::vector<StepArg> args{StepArg::of_buffer(scratch)};
+  for (const StepArg &arg : store.args) args.push_back(arg);
+  builder.launch(kernel, gridFor(rows, fb.rows), fb.block(), 0, std::move(args), where);
 }
 
 /// softmax / log_softmax along `axis`: the input as [outer, n, inner], row
 /// = (o, i) row-major, j the position along the axis.
-llvm::Error lowerSoftmax(CodegenContext &context, Operation *op, Value x, int64_t axis,
-                         bool log) {
+void lowerSoftmax(CodegenContext &context, Operation *op, Value x, int64_t axis, bool log,
+                  const ElementEnd &load, const ElementEnd &store) {
   DType dtype = dtypeOf(x.getType());
   std::vector<int64_t> shape = shapeOf(x.getType());
   int64_t n = shape[axis];
   int64_t outer = elementCount(llvm::ArrayRef(shape).take_front(axis));
   int64_t inner = elementCount(llvm::ArrayRef(shape).drop_front(axis + 1));
-  int input = context.bufferOf(x), output = context.newResultBuffer(op->getResult(0));
   int64_t rows = outer * inner;
-  if (rows * n == 0) return llvm::Error::success();
   std::string t = cppType(dtype);
   std::vector<int64_t> canonical;
   if (outer > 1) canonical.push_back(outer);
   canonical.push_back(n);
   if (inner > 1) canonical.push_back(inner);
   std::string entry = std::string(log ? "log_softmax_" : "softmax_") + shortName(dtype) + "_" +
-                      shapeName(canonical) + "_axis" + std::to_string(outer > 1 ? 1 : 0);
+                      shapeName(canonical) + "_axis" + std::to_string(outer > 1 ? 1 : 0) +
+                      load.tag + store.tag;
   std::string offset =
       inner == 1 ? "row * " + lit(n) + " + j"
       : outer == 1
           ? "j * " + lit(inner) + " + row"
           : "(row / " + lit(inner) + ") * " + lit(n * inner) + " + j * " + lit(inner) +
                 " + row % " + lit(inner);
+  const std::string args = "long long row, long long j",
+                    atOffset = "    const long long i = offset(row, j);\n";
   RowBlock rb = rowBlock(n, inner == 1);
-  std::string unit =
-      "#include \"softmax.cuh\"\n\nnamespace {\n"
+  KernelSource unit = unitOf(
+      "softmax.cuh", {&load, &store},
       "__device__ __forceinline__ long long offset(long long row, long long j) { return " +
-      offset + "; }\n"
-      "struct Load {\n  const " + t + "* x;\n  __device__ __forceinline__ " + t +
-      " operator()(long long row, long long j) const { return x[offset(row, j)]; }\n};\n"
-      "struct Store {\n  " + t + "* y;\n  __device__ __forceinline__ void operator()(long long "
-      "row, long long j, " + t + " v) const { y[offset(row, j)] = v; }\n};\n"
-      "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(const " + t +
-      "* __restrict__ x, " + t + "* __restrict__ y) {\n  spectral_reduce::softmax_rows<" +
-      std::to_string(rb.x) + ", " + std::to_string(rb.rows) + ", " + (log ? "true" : "false") +
-      ", " + t + ">(" + lit(rows) + ", " + lit(n) + ", Load{x}, Store{y});\n}\n";
-  std::string where = CodegenContext::describe(op);
-  int64_t bytes = bytesOf(dtype, rows * n);
-  int kernel = context.builder.addKernel({unit, entry}, where, bytes, bytes);
+          offset + "; }\n" + loadFunctor("Load", load, t, args, atOffset) +
+          storeFunctor("Store", store, t, args, atOffset),
+      entry, paramsOf({&load, &store}),
+      "  spectral_reduce::softmax_rows<" + std::to_string(rb.x) + ", " +
+          std::to_string(rb.rows) + ", " + (log ? "true" : "false") + ", " + t + ">(" +
+          lit(rows) + ", " + lit(n) + ", Load{" + load.init + "}, Store{" + store.init + "});\n");
+  std::string where = describeLaunch(&load, op, &store);
+  int kernel = context.builder.addKernel(unit, where, load.bytes, store.bytes);
   context.builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0,
-                         {StepArg::of_buffer(input), StepArg::of_buffer(output)}, where);
-  return llvm::Error::success();
+                         argsOf({&load, &store}), where);
 }
 
 /// Per-row losses (a bad label reported through an error word naming the
@@ -392,45 +441,110 @@ llvm::Error lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op) {
                     StepArg::of_buffer(losses), StepArg::of_buffer(error)},
                    where, error, "label out of range [0, " + std::to_string(classes) + ") in row");
   }
-  reduceFlat(context, op, Kind::kMean, dtype, rows, partialsUnit(Kind::kMean, dtype), {losses},
-             bytesOf(dtype, rows), output);
+  reduceFlat(context, op, Kind::kMean, dtype, rows,
+             {bufferLoad(context, "x", losses), "reduce.cuh", partialsEntry(Kind::kMean, dtype)},
+             bufferStore(context, "out", output));
   return llvm::Error::success();
 }
 
 /// The mean of |prediction - target|^2: the squared error is the partials'
-/// Load (real or complex inputs, a real result).
+/// Load (real or complex inputs, a real result), always two passes.
 llvm::Error lowerMse(CodegenContext &context, sp::MseOp op) {
   DType dtype = dtypeOf(op.getPrediction().getType()), real = dtypeOf(op.getType());
   int64_t n = elementCount(op.getPrediction());
   int a = context.bufferOf(op.getPrediction()), b = context.bufferOf(op.getTarget());
   int output = context.newResultBuffer(op.getResult());
-  std::string t = cppType(dtype), r = cppType(real);
-  std::string entry = std::string("mse_") + shortName(dtype) + "_partials";
-  KernelSource partials{
-      "#include \"loss.cuh\"\n\nextern \"C\" __global__ void " + entry + "(const " + t +
-          "* __restrict__ a, const " + t + "* __restrict__ b, " + r +
-          "* __restrict__ partials, long long n) {\n  spectral_reduce::reduce_partials<" +
-          std::to_string(kGridBlock) + ", " + r + ">(n, spectral_reduce::Sum<" + r +
-          ">(), spectral_reduce::SquaredErrorLoad<" + t + ">{a, b}, spectral_reduce::FlatStore<" +
-          r + ">{partials});\n}\n",
-      entry};
-  reduceFlat(context, op, Kind::kMean, real, n, partials, {a, b}, 2 * bytesOf(dtype, n), output);
+  std::string t = cppType(dtype), functor = "spectral_reduce::SquaredErrorLoad<" + t + ">";
+  ElementEnd load;
+  load.members = "  " + functor + " squaredError;\n";
+  load.init = functor + "{a, b}";
+  load.params = {"const " + t + "* __restrict__ a", "const " + t + "* __restrict__ b"};
+  load.args = {StepArg::of_buffer(a), StepArg::of_buffer(b)};
+  load.code = "squaredError(i)";
+  load.bytes = 2 * bytesOf(dtype, n);
+  reduceFlat(context, op, Kind::kMean, real, n,
+             {load, "loss.cuh", std::string("mse_") + shortName(dtype) + "_partials", false},
+             bufferStore(context, "out", output));
   return llvm::Error::success();
+}
+
+/// reduce_sum, reduce_mean, reduce_max, softmax, log_softmax.
+bool isAnchorOp(Operation *op) {
+  return isa<sp::ReduceSumOp, sp::ReduceMeanOp, sp::ReduceMaxOp, sp::SoftmaxOp,
+             sp::LogSoftmaxOp>(op);
+}
+
+/// The first reduced axis of length 0 of a reduce_max with a non-empty
+/// result (a maximum of no elements), or -1.
+int64_t maxOverNothing(Operation *op) {
+  auto max = dyn_cast<sp::ReduceMaxOp>(op);
+  if (!max || elementCount(max.getResult()) == 0) return -1;
+  std::vector<int64_t> shape = shapeOf(max.getX().getType());
+  for (int64_t axis : max.getAxes())
+    if (shape[axis] == 0) return axis;
+  return -1;
 }
 
 } // namespace
 
-llvm::Expected<bool> lowerReduction(CodegenContext &context, Operation *op) {
+ElementEnd bufferLoad(const CodegenContext &context, const std::string &name, int buffer) {
+  std::string t = cppType(context.builder.program().buffers[buffer].dtype);
+  ElementEnd end;
+  end.members = "  const " + t + "* " + name + ";\n";
+  end.init = name;
+  end.params = {"const " + t + "* __restrict__ " + name};
+  end.args = {StepArg::of_buffer(buffer)};
+  end.code = name + "[i]";
+  end.bytes = bytesOf(context, buffer);
+  return end;
+}
+
+ElementEnd bufferStore(const CodegenContext &context, const std::string &name, int buffer) {
+  std::string t = cppType(context.builder.program().buffers[buffer].dtype);
+  ElementEnd end;
+  end.members = "  " + t + "* " + name + ";\n";
+  end.init = name;
+  end.params = {t + "* __restrict__ " + name};
+  end.args = {StepArg::of_buffer(buffer)};
+  end.code = "    " + name + "[i] = a;\n";
+  end.bytes = bytesOf(context, buffer);
+  return end;
+}
+
+bool takesElementEnds(Operation *op) {
+  return isAnchorOp(op) && elementCount(op->getResult(0)) > 0 && maxOverNothing(op) < 0;
+}
+
+llvm::Error lowerReductionWithEnds(CodegenContext &context, Operation *op, const ElementEnd &load,
+                                   const ElementEnd &store) {
   if (auto r = dyn_cast<sp::ReduceSumOp>(op))
-    return lowered(lowerReduce(context, op, Kind::kSum, r.getX(), r.getAxes()));
-  if (auto r = dyn_cast<sp::ReduceMeanOp>(op))
-    return lowered(lowerReduce(context, op, Kind::kMean, r.getX(), r.getAxes()));
-  if (auto r = dyn_cast<sp::ReduceMaxOp>(op))
-    return lowered(lowerReduce(context, op, Kind::kMax, r.getX(), r.getAxes()));
-  if (auto s = dyn_cast<sp::SoftmaxOp>(op))
-    return lowered(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), false));
-  if (auto s = dyn_cast<sp::LogSoftmaxOp>(op))
-    return lowered(lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), true));
+    lowerReduce(context, op, Kind::kSum, r.getX(), r.getAxes(), load, store);
+  else if (auto r = dyn_cast<sp::ReduceMeanOp>(op))
+    lowerReduce(context, op, Kind::kMean, r.getX(), r.getAxes(), load, store);
+  else if (auto r = dyn_cast<sp::ReduceMaxOp>(op))
+    lowerReduce(context, op, Kind::kMax, r.getX(), r.getAxes(), load, store);
+  else if (auto s = dyn_cast<sp::SoftmaxOp>(op))
+    lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), false, load, store);
+  else if (auto s = dyn_cast<sp::LogSoftmaxOp>(op))
+    lowerSoftmax(context, op, s.getX(), int64_t(s.getAxis()), true, load, store);
+  else
+    return CodegenContext::error(op, "has no reduction kernel to fuse into");
+  return llvm::Error::success();
+}
+
+llvm::Expected<bool> lowerReduction(CodegenContext &context, Operation *op) {
+  if (isAnchorOp(op)) {
+    int input = context.bufferOf(op->getOperand(0));
+    int output = context.newResultBuffer(op->getResult(0));
+    if (int64_t axis = maxOverNothing(op); axis >= 0)
+      return CodegenContext::error(op, "reduces over axis " + llvm::Twine(axis) +
+                                           " of length 0: the maximum of no elements is "
+                                           "undefined");
+    if (!takesElementEnds(op)) return true;  // an empty result
+    bool softmax = isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(op);
+    return lowered(lowerReductionWithEnds(context, op, bufferLoad(context, "x", input),
+                                          bufferStore(context, softmax ? "y" : "out", output)));
+  }
   if (auto c = dyn_cast<sp::CrossEntropyOp>(op)) return lowered(lowerCrossEntropy(context, c));
   if (auto m = dyn_cast<sp::MseOp>(op)) return lowered(lowerMse(context, m));
   return false;

@@ -51,6 +51,28 @@ std::string graph(const std::string &args, const std::string &result, const std:
   return graph(args, std::vector<std::string>{result}, body);
 }
 
+std::string fusion(const std::vector<std::string> &args, const std::vector<std::string> &results,
+                   const std::string &body) {
+  std::string params, operands, inner, argTypes, resultTypes, returned;
+  const char *outer[] = {"%p", "%q", "%r", "%s"}, *names[] = {"%a", "%b", "%c", "%d"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    params += (i ? ", " : "") + std::string(outer[i]) + ": " + args[i];
+    operands += (i ? ", " : "") + std::string(outer[i]);
+    inner += (i ? ", " : "") + std::string(names[i]) + ": " + args[i];
+    argTypes += (i ? ", " : "") + args[i];
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    resultTypes += (i ? ", " : "") + results[i];
+    returned += (i ? ", %0#" : "%0#") + std::to_string(i);
+  }
+  if (results.size() == 1) returned = "%0";
+  std::string lhs = results.size() == 1 ? "%0" : "%0:" + std::to_string(results.size());
+  return "func.func @main(" + params + ") -> (" + resultTypes + ") {\n  " + lhs +
+         " = spectral.fusion " + operands + " : (" + argTypes + ") -> (" + resultTypes +
+         ") {\n  ^bb0(" + inner + "):\n" + body + "\n  }\n  return " + returned + " : " +
+         resultTypes + "\n}\n";
+}
+
 Device &hostDevice() {
   static std::unique_ptr<Device> device = [] {
     StatusOr<std::unique_ptr<Device>> created = create_device("host");
@@ -220,6 +242,13 @@ std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::s
     compiled.emplace(entry, std::move(*kernel));
   }
   return compiled;
+}
+
+int fusedUnits(const std::map<std::string, CompiledKernel> &compiled) {
+  int fused = 0;
+  for (const auto &[entry, kernel] : compiled)
+    fused += entry.find("_Lpro") != std::string::npos || entry.find("_Sepi") != std::string::npos;
+  return fused;
 }
 
 } // namespace spectral::testing

@@ -21,6 +21,11 @@ std::string graph(const std::string &args, const std::vector<std::string> &resul
 /// The same with one result.
 std::string graph(const std::string &args, const std::string &result, const std::string &body);
 
+/// func @main(%p, %q, ...) -> RESULTS { %0 = spectral.fusion %p, %q, ... { BODY } }:
+/// a region over the arguments, named %a, %b, ... inside (at most four).
+std::string fusion(const std::vector<std::string> &args, const std::vector<std::string> &results,
+                   const std::string &body);
+
 /// The process's host device.
 Device &hostDevice();
 
@@ -49,5 +54,9 @@ std::string runError(const std::string &source, std::vector<HostTensor> inputs =
 /// with. Returns the compiled kernels by entry name, for further checks.
 std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::string> &sources,
                                                         const std::string &arch);
+
+/// How many of `compiled` have a fused prologue or epilogue (their entry
+/// names carry "_Lpro" or "_Sepi").
+int fusedUnits(const std::map<std::string, CompiledKernel> &compiled);
 
 } // namespace spectral::testing

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace spectral::testing {
 namespace {
@@ -245,6 +246,193 @@ TEST(MseCodegen, RealAndComplex) {
                                  "spectral.mse %a, %b : " + type));
   }
 }
+
+/// The L2 norm of each row: the square in the Load, the root in the Store.
+std::string rowNorms(const std::string &element) {
+  std::string x = "tensor<8x256x" + element + ">", r = "tensor<8x" + element + ">";
+  return fusion({x}, {r},
+                "    %s = spectral.mul %a, %a : " + x + ", " + x + "\n"
+                "    %n = spectral.reduce_sum %s axes [1] : " + x + "\n"
+                "    %root = spectral.sqrt %n : " + r + "\n"
+                "    spectral.yield %root : " + r);
+}
+
+/// log(softmax(x + bias)) and 0.5 * softmax over the rows of [16, 10].
+std::string softmaxWithBias(const std::string &element) {
+  std::string x = "tensor<16x10x" + element + ">", b = "tensor<10x" + element + ">";
+  return fusion({x, b}, {x, x},
+                "    %z = spectral.add %a, %b : " + x + ", " + b + "\n"
+                "    %s = spectral.softmax %z axis 1 : " + x + "\n"
+                "    %l = spectral.log %s : " + x + "\n"
+                "    %h = spectral.constant dense<0.5> : " + x + "\n"
+                "    %m = spectral.mul %s, %h : " + x + ", " + x + "\n"
+                "    spectral.yield %l, %m : " + x + ", " + x);
+}
+
+/// max |x| over the middle axis of [4, 9, 6], negated.
+std::string middleMaxOfAbs(const std::string &element) {
+  std::string x = "tensor<4x9x6x" + element + ">", r = "tensor<4x6x" + element + ">";
+  return fusion({x}, {r},
+                "    %m = spectral.abs %a : " + x + "\n"
+                "    %r = spectral.reduce_max %m axes [1] : " + x + "\n"
+                "    %n = spectral.neg %r : " + r + "\n"
+                "    spectral.yield %n : " + r);
+}
+
+/// 3 * log_softmax(x + bias) along axis 0, the bias broadcast over rows.
+std::string columnLogSoftmax(const std::string &element) {
+  std::string x = "tensor<7x5x" + element + ">", b = "tensor<1x5x" + element + ">";
+  return fusion({x, b}, {x},
+                "    %z = spectral.add %a, %b : " + x + ", " + b + "\n"
+                "    %s = spectral.log_softmax %z axis 0 : " + x + "\n"
+                "    %k = spectral.constant dense<3.0> : " + x + "\n"
+                "    %m = spectral.mul %s, %k : " + x + ", " + x + "\n"
+                "    spectral.yield %m : " + x);
+}
+
+/// sqrt(mean((x - y)^2)) over all of `shape`: the whole-tensor passes.
+std::string rootMeanSquare(const std::string &shape) {
+  std::string x = "tensor<" + shape + ">", r = "tensor<f64>";
+  return fusion({x, x}, {r},
+                "    %d = spectral.sub %a, %b : " + x + ", " + x + "\n"
+                "    %s = spectral.mul %d, %d : " + x + ", " + x + "\n"
+                "    %m = spectral.reduce_mean %s axes [0, 1] : " + x + "\n"
+                "    %root = spectral.sqrt %m : " + r + "\n"
+                "    spectral.yield %root : " + r);
+}
+
+/// exp in the split path's first pass over rows of 40000, log in its final pass.
+std::string splitLogSumExp() {
+  std::string x = "tensor<2x40000xf32>", r = "tensor<2x1xf32>";
+  return fusion({x}, {r},
+                "    %e = spectral.exp %a : " + x + "\n"
+                "    %s = spectral.reduce_sum %e axes [1] keepdims : " + x + "\n"
+                "    %l = spectral.log %s : " + r + "\n"
+                "    spectral.yield %l : " + r);
+}
+
+TEST(FusedReductions, NormsAreOneLaunch) {
+  EXPECT_EQ(expectMatchesReference(rowNorms("f32")), 1);
+  EXPECT_EQ(expectMatchesReference(rowNorms("f64")), 1);
+  // A mean with keepdims, the exp before it and the log after it.
+  std::string x = "tensor<6x100xf64>", r = "tensor<6x1xf64>";
+  EXPECT_EQ(expectMatchesReference(fusion({x}, {r},
+                                          "    %e = spectral.exp %a : " + x + "\n"
+                                          "    %m = spectral.reduce_mean %e axes [1] keepdims : " + x + "\n"
+                                          "    %l = spectral.log %m : " + r + "\n"
+                                          "    spectral.yield %l : " + r)),
+            1);
+  // Complex sums over the outer and inner axes (threads along rows).
+  std::string z = "tensor<6x4x5xcomplex<f32>>", m = "tensor<4xcomplex<f32>>";
+  EXPECT_EQ(expectMatchesReference(fusion({z}, {"tensor<4xf32>"},
+                                          "    %c = spectral.conj %a : " + z + "\n"
+                                          "    %s = spectral.reduce_sum %c axes [0, 2] : " + z + "\n"
+                                          "    %m = spectral.abs %s : " + m + "\n"
+                                          "    spectral.yield %m : tensor<4xf32>")),
+            1);
+  // Integer sums wrap in the accumulator; the Store casts the sum.
+  std::string i = "tensor<5x7xi32>";
+  EXPECT_EQ(expectMatchesReference(fusion({i}, {"tensor<5xf32>"},
+                                          "    %s = spectral.mul %a, %a : " + i + ", " + i + "\n"
+                                          "    %r = spectral.reduce_sum %s axes [1] : " + i + "\n"
+                                          "    %f = spectral.cast %r : tensor<5xi32> to tensor<5xf32>\n"
+                                          "    spectral.yield %f : tensor<5xf32>")),
+            1);
+}
+
+TEST(FusedReductions, SoftmaxWithBiasAndEpilogue) {
+  EXPECT_EQ(expectMatchesReference(softmaxWithBias("f32")), 1);
+  EXPECT_EQ(expectMatchesReference(softmaxWithBias("f64")), 1);
+  EXPECT_EQ(expectMatchesReference(columnLogSoftmax("f32")), 1);
+  EXPECT_EQ(expectMatchesReference(columnLogSoftmax("f64")), 1);
+  // A yielded value of the prologue is recomputed in the Store.
+  std::string x = "tensor<3x33xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({x}, {x, x},
+                                          "    %t = spectral.tanh %a : " + x + "\n"
+                                          "    %s = spectral.softmax %t axis 1 : " + x + "\n"
+                                          "    spectral.yield %s, %t : " + x + ", " + x)),
+            1);
+}
+
+TEST(FusedReductions, MaxOverAMiddleAxis) {
+  EXPECT_EQ(expectMatchesReference(middleMaxOfAbs("f32")), 1);
+  EXPECT_EQ(expectMatchesReference(middleMaxOfAbs("f64")), 1);
+}
+
+TEST(FusedReductions, WholeTensorAndSplitPaths) {
+  // One block, then partials (the difference in the first launch) and a final
+  // block (the root in the last).
+  EXPECT_EQ(expectMatchesReference(rootMeanSquare("3x50xf64")), 1);
+  EXPECT_EQ(expectMatchesReference(rootMeanSquare("100x100xf64")), 2);
+  EXPECT_EQ(expectMatchesReference(splitLogSumExp()), 2);
+}
+
+TEST(FusedReductions, OtherShapesFallBackToOneKernelPerOp) {
+  // A transpose of the result reads it at another element.
+  std::string x = "tensor<3x4x4xf32>", r = "tensor<4x4xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({x}, {r},
+                                          "    %e = spectral.exp %a : " + x + "\n"
+                                          "    %s = spectral.reduce_sum %e axes [0] : " + x + "\n"
+                                          "    %t = spectral.transpose %s perm [1, 0] : " + r + "\n"
+                                          "    spectral.yield %t : " + r)),
+            3);
+  // A prologue that can fail.
+  std::string i = "tensor<4x8xi32>", f = "tensor<4x8xf32>";
+  std::vector<HostTensor> sevens{hostTensor(DType::kInt32, {4, 8}, std::vector<int32_t>(32, 7)),
+                                 hostTensor(DType::kInt32, {8}, std::vector<int32_t>(8, 2))};
+  EXPECT_EQ(expectMatchesReference(fusion({i, "tensor<8xi32>"}, {"tensor<4xf32>"},
+                                          "    %quot = spectral.div %a, %b : " + i + ", tensor<8xi32>\n"
+                                          "    %c = spectral.cast %quot : " + i + " to " + f + "\n"
+                                          "    %m = spectral.reduce_mean %c axes [1] : " + f + "\n"
+                                          "    spectral.yield %m : tensor<4xf32>"),
+                                   sevens),
+            3);
+  // Two anchors (a softmax written out), a value of the operand's shape
+  // yielded, a block argument passed through.
+  std::string s = "tensor<4x10xf32>", k = "tensor<4x1xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({s}, {s},
+                                          "    %m = spectral.reduce_max %a axes [1] keepdims : " + s + "\n"
+                                          "    %d = spectral.sub %a, %m : " + s + ", " + k + "\n"
+                                          "    %e = spectral.exp %d : " + s + "\n"
+                                          "    %t = spectral.reduce_sum %e axes [1] keepdims : " + s + "\n"
+                                          "    %y = spectral.div %e, %t : " + s + ", " + k + "\n"
+                                          "    spectral.yield %y : " + s)),
+            5);
+  EXPECT_EQ(expectMatchesReference(fusion({s}, {"tensor<4xf32>", s},
+                                          "    %e = spectral.exp %a : " + s + "\n"
+                                          "    %r = spectral.reduce_sum %e axes [1] : " + s + "\n"
+                                          "    spectral.yield %r, %e : tensor<4xf32>, " + s)),
+            2);
+  EXPECT_EQ(expectMatchesReference(fusion({s}, {s, s},
+                                          "    %y = spectral.softmax %a axis 1 : " + s + "\n"
+                                          "    spectral.yield %y, %a : " + s + ", " + s)),
+            1);
+  // A maximum of nothing is still the reduction's error.
+  std::string error = runError(fusion({"tensor<3x0xf32>"}, {"tensor<3xf32>"},
+                                      "    %m = spectral.abs %a : tensor<3x0xf32>\n"
+                                      "    %r = spectral.reduce_max %m axes [1] : tensor<3x0xf32>\n"
+                                      "    spectral.yield %r : tensor<3xf32>"));
+  EXPECT_NE(error.find("maximum of no elements"), std::string::npos) << error;
+}
+
+/// The NVRTC gate: plain units of every path and the fused ones.
+class ReductionNvrtc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ReductionNvrtc, UnitsCompileWithoutSpills) {
+  std::map<std::string, CompiledKernel> compiled = expectCleanCubins(
+      {reduceGraph({"reduce_sum", "f32", {4, 128}, {1}, false}),
+       reduceGraph({"reduce_mean", "f64", {2, 3, 4, 5}, {1, 3}, false}),
+       reduceGraph({"reduce_sum", "f32", {3, 100000}, {1}, false}),
+       reduceGraph({"reduce_max", "f32", {3, 4099}, {0, 1}, false}),
+       softmaxGraph({"softmax", "f32", {2, 3, 33}, 1}), rowNorms("f32"), rowNorms("f64"),
+       softmaxWithBias("f32"), columnLogSoftmax("f64"), middleMaxOfAbs("f32"),
+       rootMeanSquare("100x100xf64"), splitLogSumExp()},
+      GetParam());
+  int fused = fusedUnits(compiled);
+  EXPECT_GE(fused, 9);
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, ReductionNvrtc, ::testing::Values("sm_80", "sm_90"));
 
 } // namespace
 } // namespace spectral::testing

@@ -97,30 +97,6 @@ TEST(TransformCodegen, SpectralConvolutionExampleShape) {
       "  return %r : tensor<2x4x64xf32>\n}\n");
 }
 
-/// func @main(ARGS) -> RESULTS { %0:N = spectral.fusion ... { BODY } }:
-/// a region over the arguments named %a, %b, ... inside.
-std::string fusion(const std::vector<std::string> &args, const std::vector<std::string> &results,
-                   const std::string &body) {
-  std::string params, operands, inner, argTypes, resultTypes, returned;
-  const char *outer[] = {"%p", "%q", "%r", "%s"}, *names[] = {"%a", "%b", "%c", "%d"};
-  for (size_t i = 0; i < args.size(); ++i) {
-    params += (i ? ", " : "") + std::string(outer[i]) + ": " + args[i];
-    operands += (i ? ", " : "") + std::string(outer[i]);
-    inner += (i ? ", " : "") + std::string(names[i]) + ": " + args[i];
-    argTypes += (i ? ", " : "") + args[i];
-  }
-  for (size_t i = 0; i < results.size(); ++i) {
-    resultTypes += (i ? ", " : "") + results[i];
-    returned += (i ? ", %0#" : "%0#") + std::to_string(i);
-  }
-  if (results.size() == 1) returned = "%0";
-  std::string lhs = results.size() == 1 ? "%0" : "%0:" + std::to_string(results.size());
-  return "func.func @main(" + params + ") -> (" + resultTypes + ") {\n  " + lhs +
-         " = spectral.fusion " + operands + " : (" + argTypes + ") -> (" + resultTypes +
-         ") {\n  ^bb0(" + inner + "):\n" + body + "\n  }\n  return " + returned + " : " +
-         resultTypes + "\n}\n";
-}
-
 TEST(FusedTransforms, PrologueAndEpilogueRunInTheTransformsKernels) {
   // One pass: the scaling before and the modulus after live in the FFT's kernel.
   std::string c = "tensor<6x64xcomplex<f32>>", r = "tensor<6x64xf32>";
@@ -332,9 +308,7 @@ TEST_P(TransformNvrtc, FusedUnitsCompileWithoutSpills) {
               "    %t = spectral.tanh %f : " + l + "\n"
               "    spectral.yield %t : " + l)},
       GetParam());
-  int fused = 0;
-  for (const auto &[entry, kernel] : compiled)
-    fused += entry.find("_Lpro") != std::string::npos || entry.find("_Sepi") != std::string::npos;
+  int fused = fusedUnits(compiled);
   EXPECT_GE(fused, 5);
 }
 

@@ -1,0 +1,51 @@
+//===- FusedReductions.h - elementwise ops in a reduction's loads and stores -*- C++ -*-===//
+#pragma once
+
+#include "compiler/Codegen/CodegenContext.h"
+
+#include "dialects/spectral/IR/SpectralOps.h"
+
+namespace spectral::codegen {
+
+/// One end of a reduction's or softmax's kernels, as text: the Load that
+/// gives the operand's element at its flat offset `i`, or the Store that
+/// takes the result's element `i` as `a`. A plain end reads or writes one
+/// buffer; a fused one computes elementwise ops on the way.
+struct ElementEnd {
+  std::string include;             // a header its text needs ("elementwise.cuh"), or empty
+  std::string definition;          // code before the functors (a fused group's struct)
+  std::string members;             // the functor's members: "  const float* x;\n"
+  std::string init;                // their initializers from the entry's parameters: "x"
+  std::vector<std::string> params; // the entry's parameters `init` reads
+  std::vector<StepArg> args;       // their arguments
+  std::string code;                // Load: an expression of i; Store: statements of i and a
+  std::string tag;                 // appended to entry names ("_Lpro1a2b3c4d"); empty if plain
+  std::string ops;                 // the fused ops, as steps name them; empty if plain
+  int64_t bytes = 0;               // what it reads or writes in one pass over its elements
+};
+
+/// Reads buffer `buffer` as the entry parameter `name`.
+ElementEnd bufferLoad(const CodegenContext &context, const std::string &name, int buffer);
+/// Writes buffer `buffer` as the entry parameter `name`.
+ElementEnd bufferStore(const CodegenContext &context, const std::string &name, int buffer);
+
+/// Whether `op` is a reduce_sum, reduce_mean, reduce_max, softmax or
+/// log_softmax whose kernels read its operand through one Load and write
+/// its result through one Store (not when its result is empty, nor for a
+/// maximum over nothing: its own lowering reports that).
+bool takesElementEnds(mlir::Operation *op);
+
+/// Lowers such an op (takesElementEnds) with `load` in the first launch's
+/// Load and `store` in the last launch's Store (Reductions.cpp).
+llvm::Error lowerReductionWithEnds(CodegenContext &context, mlir::Operation *op,
+                                   const ElementEnd &load, const ElementEnd &store);
+
+/// Lowers a spectral.fusion region whose ops (`ops`, in order, non-splat
+/// constants already given buffers and left out) are elementwise ops around
+/// one reduction or softmax: the ops before it fused into its Load, the
+/// ones after it into its Store. False, with nothing added to the Program,
+/// when the region has another shape.
+llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                                         llvm::ArrayRef<mlir::Operation *> ops);
+
+} // namespace spectral::codegen

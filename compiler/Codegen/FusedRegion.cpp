@@ -1,0 +1,119 @@
+//===- FusedRegion.cpp - elementwise ops around one anchor, as functors ---===//
+#include "compiler/Codegen/FusedRegion.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+
+#include <cstdio>
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+/// Eight hex digits of FNV-1a over `text`.
+std::string digest(const std::string &text) {
+  uint64_t hash = 1469598103934665603ull;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  char out[9];
+  std::snprintf(out, sizeof out, "%08x", unsigned(hash ^ (hash >> 32)));
+  return out;
+}
+
+/// The ops of `ops` that `roots` depend on, in order: a functor computes
+/// only what its values need (and reads only those ops' inputs).
+std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> roots) {
+  llvm::DenseSet<Operation *> candidates(ops.begin(), ops.end()), keep;
+  std::vector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Operation *def = work.back().getDefiningOp();
+    work.pop_back();
+    if (!def || !candidates.contains(def) || !keep.insert(def).second) continue;
+    for (Value operand : def->getOperands()) work.push_back(operand);
+  }
+  std::vector<Operation *> kept;
+  for (Operation *op : ops)
+    if (keep.contains(op)) kept.push_back(op);
+  return kept;
+}
+
+/// The group rendered, or nothing when it cannot be fused (consumed error)
+/// or one of its ops can fail.
+std::optional<FusedGroup> render(llvm::ArrayRef<Operation *> ops, Value inlined,
+                                 llvm::ArrayRef<Value> values, const std::string &name,
+                                 const std::string &index, const std::string &a) {
+  llvm::Expected<FusedGroup> group = renderFusedGroup(ops, inlined, values, name, "g", index, a);
+  if (!group) {
+    llvm::consumeError(group.takeError());
+    return std::nullopt;
+  }
+  if (group->reportsErrors) return std::nullopt;
+  return std::move(*group);
+}
+
+} // namespace
+
+std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRef<Operation *> ops,
+                                              llvm::function_ref<bool(Operation *)> isAnchor,
+                                              const std::string &index) {
+  FusedRegion region;
+  for (Operation *op : ops) {
+    if (isElementwiseOp(op)) continue;
+    if (region.anchor || !isAnchor(op)) return std::nullopt;
+    region.anchor = op;
+  }
+  if (!region.anchor) return std::nullopt;
+  Value x = region.anchor->getOperand(0), result = region.anchor->getResult(0);
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  region.yielded.assign(yield.getValues().begin(), yield.getValues().end());
+  llvm::DenseSet<Operation *> inGroup(ops.begin(), ops.end());
+  for (Value value : region.yielded) {
+    if (shapeOf(value.getType()) != shapeOf(result.getType()))
+      return std::nullopt;  // stored at the result's index
+    // The store computes what it writes: a block argument or a dense
+    // constant passed through is left to the op-by-op path.
+    Operation *def = value.getDefiningOp();
+    if (value != result && (!def || !inGroup.contains(def))) return std::nullopt;
+  }
+  if (region.yielded.empty()) return region;
+
+  bool seen = false;
+  for (Operation *op : ops) {
+    if (op == region.anchor) {
+      seen = true;
+      continue;
+    }
+    if (!seen) region.before.push_back(op);
+    region.after.push_back(op);
+  }
+  region.before = needed(region.before, {x});
+  region.after = needed(region.after, region.yielded);
+  if (!region.before.empty()) {
+    region.prologue = render(region.before, Value(), {x}, "Prologue", index, "");
+    if (!region.prologue) return std::nullopt;
+  }
+  if (!(region.yielded.size() == 1 && region.yielded[0] == result)) {
+    region.epilogue = render(region.after, result, region.yielded, "Epilogue", index, "a");
+    if (!region.epilogue) return std::nullopt;
+  }
+  return region;
+}
+
+std::string nameAfterText(FusedGroup &group, const std::string &placeholder) {
+  std::string tag = digest(group.definition + llvm::join(group.calls, ";"));
+  size_t at = group.definition.find("struct " + placeholder + " {");
+  group.definition.replace(at + 7, placeholder.size(), placeholder + "_" + tag);
+  return tag;
+}
+
+std::string describeFusedOps(llvm::ArrayRef<Operation *> ops) {
+  std::string text;
+  for (Operation *op : ops)
+    if (!isa<sp::ConstantOp, arith::ConstantOp>(op))
+      text += (text.empty() ? "" : ", ") + CodegenContext::describe(op);
+  return text;
+}
+
+} // namespace spectral::codegen
