@@ -4,6 +4,7 @@
 #include "compiler/Codegen/CodegenContext.h"
 #include "compiler/Codegen/Constants.h"
 #include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/FusedContractions.h"
 #include "compiler/Codegen/FusedReductions.h"
 #include "compiler/Codegen/FusedTransforms.h"
 #include "dialects/spectral/IR/SpectralOps.h"
@@ -44,8 +45,8 @@ llvm::Error lowerOp(CodegenContext &context, Operation *op) {
 
 /// A spectral.fusion region: one kernel when every op is elementwise; the
 /// anchor's own kernels when elementwise ops surround one transform,
-/// reduction or softmax (FusedRegion.h); else op by op (matmul, top-k,
-/// gather/scatter, losses and optimizer steps take no fused ends yet).
+/// reduction, softmax, matmul or channel_mix (FusedRegion.h); else op by op
+/// (top-k, gather/scatter, losses and optimizer steps take no fused ends yet).
 llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
   Block &body = fusion.getRegion().front();
   for (auto [argument, input] : llvm::zip(body.getArguments(), fusion.getInputs()))
@@ -77,12 +78,11 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     }
     return lowerElementwise(context, group, outputs, buffers);
   }
-  llvm::Expected<bool> fused = lowerFusedTransform(context, fusion, group);
-  if (!fused) return fused.takeError();
-  if (*fused) return llvm::Error::success();
-  fused = lowerFusedReduction(context, fusion, group);
-  if (!fused) return fused.takeError();
-  if (*fused) return llvm::Error::success();
+  for (auto lowerFused : {lowerFusedTransform, lowerFusedReduction, lowerFusedContraction}) {
+    llvm::Expected<bool> fused = lowerFused(context, fusion, group);
+    if (!fused) return fused.takeError();
+    if (*fused) return llvm::Error::success();
+  }
   llvm::SmallVector<Value> yielded;
   if (llvm::Error error = lowerBlock(context, body, &yielded)) return error;
   for (auto [result, value] : llvm::zip(fusion.getResults(), yielded))

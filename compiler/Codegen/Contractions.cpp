@@ -10,12 +10,19 @@
 // products. spectral.channel_mix (bixy,ioxy->boxy) is matmul.cuh's
 // channel_mix over the flattened modes.
 //
+// Both Loads give an operand's element at its row-major offset i, and the
+// Store writes the result's element i, through ElementEnds
+// (FusedReductions.h): a buffer, or a fused group of elementwise ops
+// (FusedContractions.cpp), whose tags the entry name carries.
+//
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/FusedContractions.h"
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 
 using namespace mlir;
@@ -95,18 +102,60 @@ std::string batchOffset(const std::vector<BatchDim> &dims, bool lhs) {
   return code + "    return at;\n";
 }
 
-llvm::Error lowerMatmul(CodegenContext &context, sp::MatmulOp op) {
+// ---- units over ends ----------------------------------------------------------------------
+
+/// The ends of a contraction: its operands' Loads and its result's Store.
+struct Ends {
+  const ElementEnd &lhs, &rhs, &store;
+  std::array<const ElementEnd *, 3> all() const { return {&lhs, &rhs, &store}; }
+};
+
+/// struct `name` over `end` (after the members `extra`): `signature` binds
+/// the flat offset i to `offset`, then returns the Load's element there or
+/// runs the Store's statements.
+std::string functor(const std::string &name, const ElementEnd &end, bool load,
+                    const std::string &signature, const std::string &offset,
+                    const std::string &extra = "") {
+  return "struct " + name + " {\n" + end.members + extra + "  __device__ __forceinline__ " +
+         signature + " const {\n    const long long i = " + offset + ";\n" +
+         (load ? "    return " + end.code + ";\n" : end.code) + "  }\n};\n";
+}
+
+/// Adds the unit computing `op` (the entry `name` with the ends' tags, over
+/// `functors` and the ends' definitions, running `body`) and launches it.
+void launchWithEnds(CodegenContext &context, Operation *op, std::string name, const Ends &ends,
+                    const std::string &functors, const std::string &body, Dim3 grid,
+                    Dim3 block) {
+  std::string text = "#include \"matmul.cuh\"\n", definitions, params, ops;
+  std::vector<StepArg> args;
+  auto describe = [&ops](const std::string &part) {
+    if (!part.empty()) ops += (ops.empty() ? "" : ", ") + part;
+  };
+  for (const ElementEnd *end : ends.all()) {
+    if (!end->include.empty() && text.find("\"" + end->include + "\"") == std::string::npos)
+      text += "#include \"" + end->include + "\"\n";
+    // Two prologues of one text share their struct.
+    if (definitions.find(end->definition) == std::string::npos) definitions += end->definition;
+    name += end->tag;
+    for (const std::string &param : end->params) params += (params.empty() ? "" : ", ") + param;
+    args.insert(args.end(), end->args.begin(), end->args.end());
+    if (end == &ends.store) describe(CodegenContext::describe(op));
+    describe(end->ops);
+  }
+  text += "\nnamespace {\n" + definitions + functors +
+          "}  // namespace\n\nextern \"C\" __global__ void " + name + "(" + params + ") {\n" +
+          body + "}\n";
+  int kernel = context.builder.addKernel({text, name}, ops, ends.lhs.bytes + ends.rhs.bytes,
+                                         ends.store.bytes);
+  context.builder.launch(kernel, grid, block, 0, std::move(args), ops);
+}
+
+void lowerMatmul(CodegenContext &context, sp::MatmulOp op, const Ends &ends) {
   DType dtype = dtypeOf(op.getType());
   std::vector<int64_t> a = shapeOf(op.getLhs().getType()), b = shapeOf(op.getRhs().getType()),
                        out = shapeOf(op.getType());
   int64_t m = a[a.size() - 2], k = a.back(), n = b.back();
   int64_t batches = elementCount(llvm::ArrayRef(out).drop_back(2));
-  int lhs = context.bufferOf(op.getLhs()), rhs = context.bufferOf(op.getRhs());
-  int output = context.newResultBuffer(op.getResult());
-  if (batches * m * n == 0) return llvm::Error::success();
-  if (std::max({m, n, k}) > INT32_MAX)
-    return CodegenContext::error(op, "matrix dims above 2^31 - 1 are not supported");
-
   std::vector<BatchDim> dims = batchDims(a, b, out, m * k, k * n);
   std::string name = std::string("matmul_") + shortName(dtype) + "_" + std::to_string(m) + "x" +
                      std::to_string(k) + "x" + std::to_string(n);
@@ -125,87 +174,104 @@ llvm::Error lowerMatmul(CodegenContext &context, sp::MatmulOp op) {
   bool small = m <= 32 || n <= 32 || batches * ceilDiv(m, 64) * ceilDiv(n, 64) < 64;
   Tile tile = tileFor(dtype, small);
   std::string v = cppType(dtype);
-  std::string unit =
-      "#include \"matmul.cuh\"\n\nnamespace {\n"
-      "struct LoadA {\n  const " + v + "* a;\n"
-      "  __device__ __forceinline__ long long batch(long long b) const {\n" +
-      batchOffset(dims, true) + "  }\n"
-      "  __device__ __forceinline__ " + v + " operator()(long long b, int r, int c) const {\n"
-      "    return a[batch(b) + (long long)r * " + lit(k) + " + c];\n  }\n};\n"
-      "struct LoadB {\n  const " + v + "* b;\n"
-      "  __device__ __forceinline__ long long batch(long long b) const {\n" +
-      batchOffset(dims, false) + "  }\n"
-      "  __device__ __forceinline__ " + v + " operator()(long long e, int r, int c) const {\n"
-      "    return b[batch(e) + (long long)r * " + lit(n) + " + c];\n  }\n};\n"
-      "}  // namespace\n\n"
-      "extern \"C\" __global__ void " + name + "(const " + v + "* __restrict__ a, const " + v +
-      "* __restrict__ b, " + v + "* __restrict__ c) {\n"
-      "  spectral_linalg::matmul<" + tile.text() + ", " + v + ">(" + std::to_string(m) + ", " +
-      std::to_string(n) + ", " + std::to_string(k) + ", " + lit(batches) +
-      ", LoadA{a}, LoadB{b}, spectral_linalg::MatrixStore<" + v + ">{c, " + std::to_string(m) +
-      ", " + std::to_string(n) + "});\n}\n";
-  std::string where = CodegenContext::describe(op);
-  int kernel = context.builder.addKernel({unit, name}, where,
-                                         bytesOf(dtype, elementCount(a) + elementCount(b)),
-                                         bytesOf(dtype, elementCount(out)));
+  // Each operand's element (r, c) of batch entry e is at its own row-major
+  // offset, the batch part broadcast; the result is a contiguous [batches, m, n].
+  auto load = [&](const char *name, const ElementEnd &end, bool lhs) {
+    std::string batch = "  __device__ __forceinline__ long long batch(long long b) const {\n" +
+                        batchOffset(dims, lhs) + "  }\n";
+    return functor(name, end, true, v + " operator()(long long e, int r, int c)",
+                   "batch(e) + (long long)r * " + lit(lhs ? k : n) + " + c", batch);
+  };
+  std::string functors =
+      load("LoadA", ends.lhs, true) + load("LoadB", ends.rhs, false) +
+      functor("Store", ends.store, false, "void operator()(long long e, int r, int c, " + v + " a)",
+              "(e * " + lit(m) + " + r) * " + lit(n) + " + c");
+  std::string body = "  spectral_linalg::matmul<" + tile.text() + ", " + v + ">(" +
+                     std::to_string(m) + ", " + std::to_string(n) + ", " + std::to_string(k) +
+                     ", " + lit(batches) + ", LoadA{" + ends.lhs.init + "}, LoadB{" +
+                     ends.rhs.init + "}, Store{" + ends.store.init + "});\n";
   int64_t tiles = batches * ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn);
-  context.builder.launch(kernel, {uint32_t(std::min<int64_t>(tiles, 65535)), 1, 1},
-                         {uint32_t(tile.threads()), 1, 1}, 0,
-                         {StepArg::of_buffer(lhs), StepArg::of_buffer(rhs),
-                          StepArg::of_buffer(output)},
-                         where);
-  return llvm::Error::success();
+  launchWithEnds(context, op, name, ends, functors, body,
+                 {uint32_t(std::min<int64_t>(tiles, 65535)), 1, 1},
+                 {uint32_t(tile.threads()), 1, 1});
 }
 
 /// out[b, o, s] = sum_i x[b, i, s] * w[i, o, s]: threads along the modes s,
 /// each with a TB x TO block of (batch, out channel) results.
-llvm::Error lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op) {
+void lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op, const Ends &ends) {
   DType dtype = dtypeOf(op.getType());
   std::vector<int64_t> xs = shapeOf(op.getX().getType()), ws = shapeOf(op.getWeights().getType());
   int64_t batch = xs[0], in = xs[1], outChannels = ws[1];
   int64_t modes = elementCount(llvm::ArrayRef(xs).drop_front(2));
-  int x = context.bufferOf(op.getX()), w = context.bufferOf(op.getWeights());
-  int output = context.newResultBuffer(op.getResult());
-  if (batch * outChannels * modes == 0) return llvm::Error::success();
-  if (std::max({batch, in, outChannels}) > INT32_MAX)
-    return CodegenContext::error(op, "batch or channel counts above 2^31 - 1 are not supported");
   int threads = modes <= 32 ? 32 : modes <= 64 ? 64 : 128;
   int tb = int(std::min<int64_t>(batch, 4)), to = int(std::min<int64_t>(outChannels, 4));
   std::string v = cppType(dtype);
   std::string name = std::string("channel_mix_") + shortName(dtype) + "_b" +
                      std::to_string(batch) + "_i" + std::to_string(in) + "_o" +
                      std::to_string(outChannels) + "_s" + std::to_string(modes);
-  std::string unit =
-      "#include \"matmul.cuh\"\n\n"
-      "extern \"C\" __global__ void " + name + "(const " + v + "* __restrict__ x, const " + v +
-      "* __restrict__ w, " + v + "* __restrict__ out) {\n"
-      "  using namespace spectral_linalg;\n"
-      "  channel_mix<" + std::to_string(threads) + ", " + std::to_string(tb) + ", " +
-      std::to_string(to) + ", " + v + ">(" + std::to_string(batch) + ", " + std::to_string(in) +
-      ", " + std::to_string(outChannels) + ", " + lit(modes) + ", ModeLoad<" + v + ">{x, " +
-      std::to_string(in) + ", " + lit(modes) + "}, ModeLoad<" + v + ">{w, " +
-      std::to_string(outChannels) + ", " + lit(modes) + "}, ModeStore<" + v + ">{out, " +
-      std::to_string(outChannels) + ", " + lit(modes) + "});\n}\n";
-  std::string where = CodegenContext::describe(op);
-  int kernel = context.builder.addKernel({unit, name}, where,
-                                         bytesOf(dtype, (batch * in + in * outChannels) * modes),
-                                         bytesOf(dtype, batch * outChannels * modes));
-  Dim3 grid{uint32_t(std::min<int64_t>(ceilDiv(modes, threads), 65535)),
-            uint32_t(std::min<int64_t>(ceilDiv(outChannels, to), 65535)),
-            uint32_t(std::min<int64_t>(ceilDiv(batch, tb), 65535))};
-  context.builder.launch(kernel, grid, {uint32_t(threads), 1, 1}, 0,
-                         {StepArg::of_buffer(x), StepArg::of_buffer(w),
-                          StepArg::of_buffer(output)},
-                         where);
-  return llvm::Error::success();
+  // Element (p, c, s) of each [P, C, S] tensor: x is [B, I, S], w [I, O, S],
+  // the result [B, O, S].
+  auto offset = [&](int64_t channels) {
+    return "((long long)p * " + std::to_string(channels) + " + c) * " + lit(modes) + " + s";
+  };
+  std::string functors =
+      functor("LoadX", ends.lhs, true, v + " operator()(int p, int c, long long s)", offset(in)) +
+      functor("LoadW", ends.rhs, true, v + " operator()(int p, int c, long long s)",
+              offset(outChannels)) +
+      functor("Store", ends.store, false, "void operator()(int p, int c, long long s, " + v + " a)",
+              offset(outChannels));
+  std::string body = "  spectral_linalg::channel_mix<" + std::to_string(threads) + ", " +
+                     std::to_string(tb) + ", " + std::to_string(to) + ", " + v + ">(" +
+                     std::to_string(batch) + ", " + std::to_string(in) + ", " +
+                     std::to_string(outChannels) + ", " + lit(modes) + ", LoadX{" +
+                     ends.lhs.init + "}, LoadW{" + ends.rhs.init + "}, Store{" + ends.store.init +
+                     "});\n";
+  launchWithEnds(context, op, name, ends, functors, body,
+                 {uint32_t(std::min<int64_t>(ceilDiv(modes, threads), 65535)),
+                  uint32_t(std::min<int64_t>(ceilDiv(outChannels, to), 65535)),
+                  uint32_t(std::min<int64_t>(ceilDiv(batch, tb), 65535))},
+                 {uint32_t(threads), 1, 1});
+}
+
+/// The dims the templates take as int.
+bool dimsFit(Operation *op) {
+  std::vector<int64_t> a = shapeOf(op->getOperand(0).getType()),
+                       b = shapeOf(op->getOperand(1).getType());
+  if (isa<sp::MatmulOp>(op)) return std::max({a[a.size() - 2], a.back(), b.back()}) <= INT32_MAX;
+  return std::max({a[0], a[1], b[1]}) <= INT32_MAX;
 }
 
 } // namespace
 
+bool takesContractionEnds(Operation *op) {
+  return isa<sp::MatmulOp, sp::ChannelMixOp>(op) && elementCount(op->getResult(0)) > 0 &&
+         dimsFit(op);
+}
+
+llvm::Error lowerContractionWithEnds(CodegenContext &context, Operation *op, const ElementEnd &lhs,
+                                     const ElementEnd &rhs, const ElementEnd &store) {
+  if (auto matmul = dyn_cast<sp::MatmulOp>(op))
+    lowerMatmul(context, matmul, {lhs, rhs, store});
+  else if (auto mix = dyn_cast<sp::ChannelMixOp>(op))
+    lowerChannelMix(context, mix, {lhs, rhs, store});
+  else
+    return CodegenContext::error(op, "has no contraction kernel to fuse into");
+  return llvm::Error::success();
+}
+
 llvm::Expected<bool> lowerContraction(CodegenContext &context, Operation *op) {
-  if (auto matmul = dyn_cast<sp::MatmulOp>(op)) return lowered(lowerMatmul(context, matmul));
-  if (auto mix = dyn_cast<sp::ChannelMixOp>(op)) return lowered(lowerChannelMix(context, mix));
-  return false;
+  bool matmul = isa<sp::MatmulOp>(op);
+  if (!matmul && !isa<sp::ChannelMixOp>(op)) return false;
+  int lhs = context.bufferOf(op->getOperand(0)), rhs = context.bufferOf(op->getOperand(1));
+  int output = context.newResultBuffer(op->getResult(0));
+  if (elementCount(op->getResult(0)) == 0) return true;
+  if (!dimsFit(op))
+    return CodegenContext::error(op, matmul ? "matrix dims above 2^31 - 1 are not supported"
+                                            : "batch or channel counts above 2^31 - 1 are not "
+                                              "supported");
+  return lowered(lowerContractionWithEnds(context, op, bufferLoad(context, "lhs", lhs),
+                                          bufferLoad(context, "rhs", rhs),
+                                          bufferStore(context, "out", output)));
 }
 
 } // namespace spectral::codegen

@@ -8,7 +8,10 @@
 // (numpy broadcasting, a permutation, a window, a padding test, a concat
 // branch). The kernel stores each output with a grid-stride loop. Values
 // used twice are recomputed, which costs arithmetic but never memory
-// traffic; the fusion issue decides what groups are worth it.
+// traffic; the fusion issue decides what groups are worth it. The same
+// struct is also another kernel's Load or Store (renderFusedGroup): there an
+// anchor's result may be "inlined", its element at the index being stored
+// passed to every function as `a`, and reading it anywhere else is refused.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/Elementwise.h"
@@ -66,7 +69,7 @@ public:
   std::string read(Value value, const std::string &index) {
     if (inlined_ && value == inlined_) {
       if (index != "i") farRead_ = "the fused anchor's result";
-      current_ |= true;
+      current_ = true;
       return "a";
     }
     auto leaf = leaves_.find(value);

@@ -32,9 +32,10 @@ namespace spectral::codegen {
 namespace {
 
 /// The group's struct and its leaves' pointers, as entry parameters named
-/// `prefix`0, 1, ..., into `end`; returns the struct's initializer.
+/// `prefix`0, 1, ..., into `end`, tagged `kind`<digest>; returns the
+/// struct's initializer.
 std::string addGroup(CodegenContext &context, FusedGroup &group, const std::string &placeholder,
-                     const std::string &prefix, ElementEnd &end) {
+                     const std::string &prefix, const std::string &kind, ElementEnd &end) {
   std::string tag = nameAfterText(group, placeholder), pointers;
   for (size_t k = 0; k < group.leaves.size(); ++k) {
     std::string name = prefix + std::to_string(k);
@@ -48,25 +49,25 @@ std::string addGroup(CodegenContext &context, FusedGroup &group, const std::stri
   end.include = "elementwise.cuh";
   end.definition = group.definition;
   end.members = "  " + placeholder + "_" + tag + " g;\n";
-  end.tag = std::string(placeholder == "Prologue" ? "_Lpro" : "_Sepi") + tag;
+  end.tag = kind + tag;
   return placeholder + "_" + tag + "{" + pointers + "nullptr}";
 }
 
-/// The Load: the operand computed by the group at flat offset i.
-ElementEnd prologue(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Operation *> ops) {
+} // namespace
+
+ElementEnd fusedLoad(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Operation *> ops,
+                     const std::string &operand) {
   ElementEnd end;
-  end.init = addGroup(context, group, "Prologue", "pro_in", end);
+  end.init = addGroup(context, group, "Prologue", "pro" + operand + "_in", "_Lpro" + operand, end);
   end.code = group.calls[0];
   end.ops = describeFusedOps(ops);
   return end;
 }
 
-/// The Store: every output of the region at element i, from the anchor's
-/// value there as `a`.
-ElementEnd epilogue(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Operation *> ops,
-                    llvm::ArrayRef<int> outputs) {
+ElementEnd fusedStore(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Operation *> ops,
+                      llvm::ArrayRef<int> outputs) {
   ElementEnd end;
-  end.init = addGroup(context, group, "Epilogue", "epi_in", end);
+  end.init = addGroup(context, group, "Epilogue", "epi_in", "_Sepi", end);
   for (size_t k = 0; k < outputs.size(); ++k) {
     std::string name = "epi_out" + std::to_string(k), member = "out" + std::to_string(k);
     std::string type = cppType(context.builder.program().buffers[outputs[k]].dtype);
@@ -81,8 +82,6 @@ ElementEnd epilogue(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Op
   return end;
 }
 
-} // namespace
-
 llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, sp::FusionOp fusion,
                                          llvm::ArrayRef<Operation *> ops) {
   // Also refused: an empty result or a maximum of nothing (its error).
@@ -90,16 +89,13 @@ llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, sp::FusionOp f
   if (!region) return false;
   if (region->yielded.empty()) return true;  // nothing is used: no kernel
   Operation *anchor = region->anchor;
-  std::vector<int> outputs;
-  for (Value output : fusion.getResults())
-    outputs.push_back(context.hasBuffer(output) ? context.bufferOf(output)
-                                                : context.newResultBuffer(output));
+  std::vector<int> outputs = fusionOutputs(context, fusion);
   bool softmax = isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(anchor);
-  ElementEnd load = region->prologue
-                        ? prologue(context, *region->prologue, region->before)
+  const std::optional<FusedPrologue> &pro = region->prologues[0];
+  ElementEnd load = pro ? fusedLoad(context, pro->group, pro->ops)
                         : bufferLoad(context, "x", context.bufferOf(anchor->getOperand(0)));
   ElementEnd store = region->epilogue
-                         ? epilogue(context, *region->epilogue, region->after, outputs)
+                         ? fusedStore(context, *region->epilogue, region->after, outputs)
                          : bufferStore(context, softmax ? "y" : "out", outputs[0]);
   if (llvm::Error error = lowerReductionWithEnds(context, anchor, load, store)) return error;
   return true;

@@ -2,15 +2,16 @@
 #pragma once
 
 #include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/Elementwise.h"
 
 #include "dialects/spectral/IR/SpectralOps.h"
 
 namespace spectral::codegen {
 
-/// One end of a reduction's or softmax's kernels, as text: the Load that
-/// gives the operand's element at its flat offset `i`, or the Store that
-/// takes the result's element `i` as `a`. A plain end reads or writes one
-/// buffer; a fused one computes elementwise ops on the way.
+/// One end of a reduction's, softmax's or contraction's kernels, as text:
+/// the Load that gives an operand's element at its flat offset `i`, or the
+/// Store that takes the result's element `i` as `a`. A plain end reads or
+/// writes one buffer; a fused one computes elementwise ops on the way.
 struct ElementEnd {
   std::string include;             // a header its text needs ("elementwise.cuh"), or empty
   std::string definition;          // code before the functors (a fused group's struct)
@@ -28,6 +29,16 @@ struct ElementEnd {
 ElementEnd bufferLoad(const CodegenContext &context, const std::string &name, int buffer);
 /// Writes buffer `buffer` as the entry parameter `name`.
 ElementEnd bufferStore(const CodegenContext &context, const std::string &name, int buffer);
+
+/// Reads the value a fused group of elementwise ops `ops` computes
+/// (`group`.calls[0], rendered at i): its inputs are the entry parameters
+/// "pro`operand`_in0", 1, ...; its tag "_Lpro`operand`<digest>".
+ElementEnd fusedLoad(CodegenContext &context, FusedGroup group,
+                     llvm::ArrayRef<mlir::Operation *> ops, const std::string &operand = "");
+/// Writes each of `outputs` at i from the anchor's element `a` through
+/// `group` (its calls, rendered at i, one per output); tagged "_Sepi<digest>".
+ElementEnd fusedStore(CodegenContext &context, FusedGroup group,
+                      llvm::ArrayRef<mlir::Operation *> ops, llvm::ArrayRef<int> outputs);
 
 /// Whether `op` is a reduce_sum, reduce_mean, reduce_max, softmax or
 /// log_softmax whose kernels read its operand through one Load and write

@@ -65,7 +65,7 @@ std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRe
     region.anchor = op;
   }
   if (!region.anchor) return std::nullopt;
-  Value x = region.anchor->getOperand(0), result = region.anchor->getResult(0);
+  Value result = region.anchor->getResult(0);
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   region.yielded.assign(yield.getValues().begin(), yield.getValues().end());
   llvm::DenseSet<Operation *> inGroup(ops.begin(), ops.end());
@@ -77,28 +77,40 @@ std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRe
     Operation *def = value.getDefiningOp();
     if (value != result && (!def || !inGroup.contains(def))) return std::nullopt;
   }
+  region.prologues.resize(region.anchor->getNumOperands());
   if (region.yielded.empty()) return region;
 
+  std::vector<Operation *> before;
   bool seen = false;
   for (Operation *op : ops) {
     if (op == region.anchor) {
       seen = true;
       continue;
     }
-    if (!seen) region.before.push_back(op);
+    if (!seen) before.push_back(op);
     region.after.push_back(op);
   }
-  region.before = needed(region.before, {x});
-  region.after = needed(region.after, region.yielded);
-  if (!region.before.empty()) {
-    region.prologue = render(region.before, Value(), {x}, "Prologue", index, "");
-    if (!region.prologue) return std::nullopt;
+  for (auto [operand, prologue] : llvm::zip(region.anchor->getOperands(), region.prologues)) {
+    std::vector<Operation *> computing = needed(before, {operand});
+    if (computing.empty()) continue;
+    std::optional<FusedGroup> group = render(computing, Value(), {operand}, "Prologue", index, "");
+    if (!group) return std::nullopt;
+    prologue = FusedPrologue{std::move(computing), std::move(*group)};
   }
+  region.after = needed(region.after, region.yielded);
   if (!(region.yielded.size() == 1 && region.yielded[0] == result)) {
     region.epilogue = render(region.after, result, region.yielded, "Epilogue", index, "a");
     if (!region.epilogue) return std::nullopt;
   }
   return region;
+}
+
+std::vector<int> fusionOutputs(CodegenContext &context, sp::FusionOp fusion) {
+  std::vector<int> outputs;
+  for (Value output : fusion.getResults())
+    outputs.push_back(context.hasBuffer(output) ? context.bufferOf(output)
+                                                : context.newResultBuffer(output));
+  return outputs;
 }
 
 std::string nameAfterText(FusedGroup &group, const std::string &placeholder) {

@@ -129,7 +129,8 @@ llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp f
   if (region->yielded.empty()) return true;  // nothing is used: no kernel
   Operation *anchor = region->anchor;
   Value x = anchor->getOperand(0), result = anchor->getResult(0);
-  const std::optional<FusedGroup> &pre = region->prologue, &post = region->epilogue;
+  const std::optional<FusedPrologue> &pre = region->prologues[0];
+  const std::optional<FusedGroup> &post = region->epilogue;
   bool fuseLoad = pre.has_value(), fuseStore = post.has_value();
 
   // Between passes the data lives in the region's result when the last store
@@ -165,11 +166,11 @@ llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp f
   auto joined = [](const std::string &a, const std::string &b) {
     return a.empty() ? b : b.empty() ? a : a + ", " + b;
   };
-  if (pre) first.op = joined(describeFusedOps(region->before), first.op);
+  if (pre) first.op = joined(describeFusedOps(pre->ops), first.op);
   if (post) last.op = joined(last.op, describeFusedOps(region->after));
   for (size_t p = 0; p < passes.size(); ++p) {
     planning::AxisEnds ends = planning::plainEnds(passes[p]);
-    if (p == 0 && pre) ends.load = prologue(context, *pre, passes[p]);
+    if (p == 0 && pre) ends.load = prologue(context, pre->group, passes[p]);
     if (p + 1 == passes.size() && post)
       ends.store = epilogue(context, *post, passes[p], outputs, outputTypes);
     if (llvm::Error error = planAxis(context, anchor, passes[p], ends)) return error;

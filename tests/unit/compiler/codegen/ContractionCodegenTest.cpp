@@ -90,6 +90,171 @@ TEST(ChannelMixCodegen, MatchesReference) {
     EXPECT_EQ(expectMatchesReference(mixGraph(c)), 1) << mixGraph(c);
 }
 
+// ---- fused regions ----------------------------------------------------------------------
+
+/// act(a b + c): a dense layer, the bias c of shape [n] broadcast over the
+/// product, `act` a unary op.
+std::string denseLayer(const MatmulCase &c, const std::string &act) {
+  std::string a = tensorType(c.lhs, c.element), b = tensorType(c.rhs, c.element),
+              r = tensorType(c.out, c.element), bias = tensorType({c.out.back()}, c.element);
+  return fusion({a, b, bias}, {r},
+                "    %prod = spectral.matmul %a, %b : " + a + ", " + b + "\n"
+                "    %sum = spectral.add %prod, %c : " + r + ", " + bias + "\n"
+                "    %y = spectral." + act + " %sum : " + r + "\n"
+                "    spectral.yield %y : " + r);
+}
+
+/// (a * a) exp(b) / 2: a prologue on each operand and an epilogue.
+std::string bothEnds(const MatmulCase &c) {
+  std::string a = tensorType(c.lhs, c.element), b = tensorType(c.rhs, c.element),
+              r = tensorType(c.out, c.element);
+  std::string half = std::strncmp(c.element, "complex", 7) ? "0.5" : "(0.5, 0.0)";
+  return fusion({a, b}, {r},
+                "    %x = spectral.mul %a, %a : " + a + ", " + a + "\n"
+                "    %w = spectral.exp %b : " + b + "\n"
+                "    %prod = spectral.matmul %x, %w : " + a + ", " + b + "\n"
+                "    %h = spectral.constant dense<" + half + "> : " + r + "\n"
+                "    %y = spectral.mul %prod, %h : " + r + ", " + r + "\n"
+                "    spectral.yield %y : " + r);
+}
+
+/// A spectral layer's mix: x scaled per in channel (c of shape [I, 1, ..])
+/// before, tanh(y + d) after with d of shape [O, 1, ..].
+std::string fusedMix(const MixCase &c) {
+  auto perChannel = [&](int64_t channels) {
+    std::vector<int64_t> shape(c.x.size() - 1, 1);
+    shape[0] = channels;
+    return tensorType(shape, c.element);
+  };
+  std::string x = tensorType(c.x, c.element), w = tensorType(c.w, c.element),
+              r = tensorType(c.out, c.element), in = perChannel(c.x[1]),
+              out = perChannel(c.out[1]);
+  return fusion({x, w, in, out}, {r},
+                "    %scaled = spectral.mul %a, %c : " + x + ", " + in + "\n"
+                "    %m = spectral.channel_mix %scaled, %b : " + x + ", " + w + "\n"
+                "    %y = spectral.add %m, %d : " + r + ", " + out + "\n"
+                "    %t = spectral.tanh %y : " + r + "\n"
+                "    spectral.yield %t : " + r);
+}
+
+const MatmulCase kSmallF32{"f32", {8, 32}, {32, 16}, {8, 16}};
+const MatmulCase kTiledF64{"f64", {8, 130, 33}, {33, 200}, {8, 130, 200}};
+const MatmulCase kBroadcastC64{"complex<f32>", {4, 1, 5, 6}, {1, 3, 6, 2}, {4, 3, 5, 2}};
+const MatmulCase kBatchedC128{"complex<f64>", {3, 4, 5}, {3, 5, 6}, {3, 4, 6}};
+const MixCase kMixF32{"f32", {4, 8, 6, 5}, {8, 3, 6, 5}, {4, 3, 6, 5}};
+const MixCase kMixC64{"complex<f32>", {5, 8, 300}, {8, 6, 300}, {5, 6, 300}};
+
+TEST(FusedContractions, DenseLayersAreOneLaunch) {
+  EXPECT_EQ(expectMatchesReference(denseLayer(kSmallF32, "gelu")), 1);
+  EXPECT_EQ(expectMatchesReference(denseLayer({"f64", {5, 7}, {7, 3}, {5, 3}}, "relu")), 1);
+  EXPECT_EQ(expectMatchesReference(denseLayer(kTiledF64, "gelu")), 1);  // 64 x 64 tiles
+  EXPECT_EQ(expectMatchesReference(denseLayer({"f32", {2, 1, 8, 32}, {3, 32, 16}, {2, 3, 8, 16}},
+                                              "sigmoid")),
+            1);
+  EXPECT_EQ(expectMatchesReference(denseLayer(kBroadcastC64, "tanh")), 1);
+  // Integers wrap in the accumulator and in the bias.
+  EXPECT_EQ(expectMatchesReference(denseLayer({"i32", {6, 9}, {9, 4}, {6, 4}}, "neg")), 1);
+  // An empty sum: the bias alone.
+  EXPECT_EQ(expectMatchesReference(denseLayer({"f32", {3, 0}, {0, 4}, {3, 4}}, "relu")), 1);
+  // The product and its modulus, two outputs of two element types.
+  std::string z = "tensor<8x32xcomplex<f32>>", w = "tensor<32x16xcomplex<f32>>",
+              p = "tensor<8x16xcomplex<f32>>", m = "tensor<8x16xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({z, w}, {p, m},
+                                          "    %prod = spectral.matmul %a, %b : " + z + ", " + w + "\n"
+                                          "    %m = spectral.abs %prod : " + p + "\n"
+                                          "    spectral.yield %prod, %m : " + p + ", " + m)),
+            1);
+}
+
+TEST(FusedContractions, EachOperandTakesItsPrologue) {
+  EXPECT_EQ(expectMatchesReference(bothEnds(kSmallF32)), 1);
+  EXPECT_EQ(expectMatchesReference(bothEnds(kBatchedC128)), 1);
+  EXPECT_EQ(expectMatchesReference(bothEnds(kBroadcastC64)), 1);
+  EXPECT_EQ(expectMatchesReference(bothEnds({"f64", {2, 3, 1, 4, 5, 6}, {3, 5, 4, 6, 7},
+                                             {2, 3, 5, 4, 5, 7}})),
+            1);
+  // A row scale broadcast inside the lhs' prologue; the rhs read as is.
+  std::string a = "tensor<2x1x8x32xf32>", s = "tensor<8x1xf32>", b = "tensor<3x32x16xf32>",
+              r = "tensor<2x3x8x16xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({a, s, b}, {r},
+                                          "    %x = spectral.mul %a, %b : " + a + ", " + s + "\n"
+                                          "    %prod = spectral.matmul %x, %c : " + a + ", " + b + "\n"
+                                          "    spectral.yield %prod : " + r)),
+            1);
+  // One prologue text on both operands (one struct), one value read twice,
+  // and a prologue value recomputed in the Store.
+  std::string q = "tensor<16x16xf64>";
+  EXPECT_EQ(expectMatchesReference(fusion({q, q}, {q},
+                                          "    %t = spectral.tanh %a : " + q + "\n"
+                                          "    %u = spectral.tanh %b : " + q + "\n"
+                                          "    %prod = spectral.matmul %t, %u : " + q + ", " + q + "\n"
+                                          "    spectral.yield %prod : " + q)),
+            1);
+  EXPECT_EQ(expectMatchesReference(fusion({q}, {q, q},
+                                          "    %t = spectral.tanh %a : " + q + "\n"
+                                          "    %prod = spectral.matmul %t, %t : " + q + ", " + q + "\n"
+                                          "    %y = spectral.add %prod, %t : " + q + ", " + q + "\n"
+                                          "    spectral.yield %y, %t : " + q + ", " + q)),
+            1);
+  std::string i = "tensor<2x3x5xi64>", j = "tensor<5x7xi64>", k = "tensor<2x3x7xi64>";
+  EXPECT_EQ(expectMatchesReference(fusion({i, j}, {k},
+                                          "    %x = spectral.mul %a, %a : " + i + ", " + i + "\n"
+                                          "    %prod = spectral.matmul %x, %b : " + i + ", " + j + "\n"
+                                          "    spectral.yield %prod : " + k)),
+            1);
+}
+
+TEST(FusedContractions, ChannelMixes) {
+  EXPECT_EQ(expectMatchesReference(fusedMix(kMixF32)), 1);
+  EXPECT_EQ(expectMatchesReference(fusedMix({"f64", {2, 3, 7}, {3, 5, 7}, {2, 5, 7}})), 1);
+  EXPECT_EQ(expectMatchesReference(fusedMix(kMixC64)), 1);
+  EXPECT_EQ(expectMatchesReference(fusedMix({"complex<f64>", {3, 4}, {4, 5}, {3, 5}})), 1);
+  // Weights computed in their Load, the product yielded as is.
+  std::string x = "tensor<2x4x12xcomplex<f32>>", w = "tensor<4x3x12xcomplex<f32>>",
+              r = "tensor<2x3x12xcomplex<f32>>";
+  EXPECT_EQ(expectMatchesReference(fusion({x, w}, {r},
+                                          "    %v = spectral.conj %b : " + w + "\n"
+                                          "    %m = spectral.channel_mix %a, %v : " + x + ", " + w + "\n"
+                                          "    spectral.yield %m : " + r)),
+            1);
+}
+
+TEST(FusedContractions, OtherShapesFallBackToOneKernelPerOp) {
+  // After the product of two [16, 16]: its transpose (read at another
+  // element), a second product or a softmax (two anchors).
+  std::string q = "tensor<16x16xf32>";
+  auto afterProduct = [&](const std::string &op) {
+    return fusion({q, q}, {q},
+                  "    %prod = spectral.matmul %a, %b : " + q + ", " + q + "\n    %y = " + op +
+                      "\n    spectral.yield %y : " + q);
+  };
+  EXPECT_EQ(expectMatchesReference(afterProduct("spectral.transpose %prod perm [1, 0] : " + q)), 2);
+  EXPECT_EQ(expectMatchesReference(afterProduct("spectral.softmax %prod axis 1 : " + q)), 2);
+  EXPECT_EQ(expectMatchesReference(afterProduct("spectral.matmul %prod, %b : " + q + ", " + q)), 2);
+  // A prologue that can fail (integer division, by two here).
+  std::string i = "tensor<4x8xi32>", j = "tensor<8x3xi32>";
+  EXPECT_EQ(expectMatchesReference(fusion({i, j}, {"tensor<4x3xi32>"},
+                                          "    %two = spectral.constant dense<2> : " + i + "\n"
+                                          "    %d = spectral.div %a, %two : " + i + ", " + i + "\n"
+                                          "    %prod = spectral.matmul %d, %b : " + i + ", " + j + "\n"
+                                          "    spectral.yield %prod : tensor<4x3xi32>")),
+            2);
+  // An operand of another shape than the product yielded; a block argument
+  // passed through.
+  std::string a = "tensor<4x8xf32>", b = "tensor<8x3xf32>", r = "tensor<4x3xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({a, b}, {r, a},
+                                          "    %x = spectral.exp %a : " + a + "\n"
+                                          "    %prod = spectral.matmul %x, %b : " + a + ", " + b + "\n"
+                                          "    spectral.yield %prod, %x : " + r + ", " + a)),
+            2);
+  EXPECT_EQ(expectMatchesReference(fusion({a, b}, {r, a},
+                                          "    %prod = spectral.matmul %a, %b : " + a + ", " + b + "\n"
+                                          "    spectral.yield %prod, %a : " + r + ", " + a)),
+            1);
+  // An empty product is refused (it has no kernel) and still agrees op by op.
+  expectMatchesReference(denseLayer({"f32", {0, 4}, {4, 3}, {0, 3}}, "relu"));
+}
+
 /// A classifier step: logits = x w, their log_softmax, the cross-entropy,
 /// the mean over the batch and the largest logit, and a spectral layer's
 /// channel mix with its mse against a target.
@@ -170,8 +335,16 @@ const char *const kGateGraphs[] = {
 class ContractionNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ContractionNvrtc, UnitsCompileWithoutSpills) {
-  EXPECT_GE(expectCleanCubins({std::begin(kGateGraphs), std::end(kGateGraphs)}, GetParam()).size(),
-            25u);
+  std::vector<std::string> sources(std::begin(kGateGraphs), std::end(kGateGraphs));
+  // Fused ends on the 64 x 64 and 32 x 32 tiles and on channel_mix.
+  for (const std::string &fused :
+       {denseLayer(kSmallF32, "gelu"), denseLayer(kTiledF64, "gelu"), bothEnds(kSmallF32),
+        bothEnds(kBroadcastC64), bothEnds(kBatchedC128), bothEnds({"f32", {8, 130, 33}, {33, 200}, {8, 130, 200}}),
+        fusedMix(kMixF32), fusedMix(kMixC64)})
+    sources.push_back(fused);
+  std::map<std::string, CompiledKernel> compiled = expectCleanCubins(sources, GetParam());
+  EXPECT_GE(compiled.size(), 33u);
+  EXPECT_GE(fusedUnits(compiled), 8);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, ContractionNvrtc, ::testing::Values("sm_80", "sm_90"));
