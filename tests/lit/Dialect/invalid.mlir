@@ -60,6 +60,16 @@ func.func @constant_not_dense() {
 
 // -----
 
+// MLIR accepts a real literal for a complex type and stores one real per
+// element; reading it back would run off the end, so it is refused.
+func.func @constant_complex_without_pairs() {
+  // expected-error @+1 {{'spectral.constant' op a complex literal needs (re, im) pairs, e.g. dense<(0.5, 0.0)>}}
+  %0 = spectral.constant dense<0.5> : tensor<3xcomplex<f64>>
+  return
+}
+
+// -----
+
 func.func @binary_element_mismatch(%a: tensor<4xf32>, %b: tensor<4xf64>) {
   // expected-error @+1 {{operand 'rhs' has element type f64 but operand 'lhs' has f32; they must match}}
   %0 = spectral.add %a, %b : tensor<4xf32>, tensor<4xf64>
