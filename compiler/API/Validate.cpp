@@ -9,8 +9,6 @@ namespace spectral {
 
 using reference::ElementKind;
 
-namespace {
-
 DType dtypeOfKind(ElementKind kind) {
   switch (kind) {
   case ElementKind::I1: return DType::kBool;
@@ -23,6 +21,8 @@ DType dtypeOfKind(ElementKind kind) {
   }
   return DType::kFloat32;
 }
+
+namespace {
 
 ElementKind kindOfDtype(DType dtype) {
   switch (dtype) {

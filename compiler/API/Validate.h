@@ -8,6 +8,9 @@
 
 namespace spectral {
 
+/// The Program's element type for an evaluator kind.
+DType dtypeOfKind(reference::ElementKind kind);
+
 /// Reference tensors <-> host arrays in the Program's layout (the results
 /// are rounded to their element type; i1 is one byte).
 HostTensor toHostTensor(const reference::Tensor &tensor);

@@ -115,8 +115,9 @@ std::vector<int> fusionOutputs(CodegenContext &context, sp::FusionOp fusion) {
 
 std::string nameAfterText(FusedGroup &group, const std::string &placeholder) {
   std::string tag = digest(group.definition + llvm::join(group.calls, ";"));
-  size_t at = group.definition.find("struct " + placeholder + " {");
-  group.definition.replace(at + 7, placeholder.size(), placeholder + "_" + tag);
+  const std::string keyword = "struct ";
+  size_t at = group.definition.find(keyword + placeholder + " {") + keyword.size();
+  group.definition.replace(at, placeholder.size(), placeholder + "_" + tag);
   return tag;
 }
 

@@ -107,61 +107,18 @@ std::optional<NpyDtype> dtypeOf(ElementKind kind) {
   return std::nullopt;
 }
 
-template <typename T> T load(const uint8_t *p) {
-  T value;
-  std::memcpy(&value, p, sizeof(T));
-  return value;
-}
-
-template <typename T> void store(uint8_t *p, T value) {
-  std::memcpy(p, &value, sizeof(T));
-}
-
+/// The array as the reference evaluator's tensor (.npy files and host
+/// tensors share one byte layout).
 Tensor fromNpy(const NpyArray &array, ElementKind kind) {
-  Tensor t{kind, array.shape, {}};
-  int size = ::spectral::npy_dtype_size(array.dtype);
-  for (int64_t i = 0; i < array.element_count(); ++i) {
-    const uint8_t *p = array.bytes.data() + i * size;
-    std::complex<double> v;
-    switch (array.dtype) {
-    case NpyDtype::kBool: v = p[0] ? 1.0 : 0.0; break;
-    case NpyDtype::kInt32: v = double(load<int32_t>(p)); break;
-    case NpyDtype::kInt64: v = double(load<int64_t>(p)); break;
-    case NpyDtype::kFloat32: v = double(load<float>(p)); break;
-    case NpyDtype::kFloat64: v = load<double>(p); break;
-    case NpyDtype::kComplex64: v = {load<float>(p), load<float>(p + 4)}; break;
-    case NpyDtype::kComplex128: v = {load<double>(p), load<double>(p + 8)}; break;
-    }
-    t.data.push_back(v);
-  }
-  return t;
+  return ::spectral::toReferenceTensor({::spectral::dtypeOfKind(kind), array.shape, array.bytes});
 }
 
 NpyArray toNpy(const Tensor &t) {
+  ::spectral::HostTensor host = ::spectral::toHostTensor(t);
   NpyArray array;
   array.dtype = *dtypeOf(t.kind);
-  array.shape = t.shape;
-  int size = ::spectral::npy_dtype_size(array.dtype);
-  array.bytes.resize(t.data.size() * size);
-  for (size_t i = 0; i < t.data.size(); ++i) {
-    uint8_t *p = array.bytes.data() + i * size;
-    std::complex<double> v = t.data[i];
-    switch (array.dtype) {
-    case NpyDtype::kBool: p[0] = v.real() != 0; break;
-    case NpyDtype::kInt32: store(p, int32_t(v.real())); break;
-    case NpyDtype::kInt64: store(p, int64_t(v.real())); break;
-    case NpyDtype::kFloat32: store(p, float(v.real())); break;
-    case NpyDtype::kFloat64: store(p, v.real()); break;
-    case NpyDtype::kComplex64:
-      store(p, float(v.real()));
-      store(p + 4, float(v.imag()));
-      break;
-    case NpyDtype::kComplex128:
-      store(p, v.real());
-      store(p + 8, v.imag());
-      break;
-    }
-  }
+  array.shape = std::move(host.shape);
+  array.bytes = std::move(host.bytes);
   return array;
 }
 

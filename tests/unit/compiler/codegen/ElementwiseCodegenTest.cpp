@@ -9,11 +9,6 @@
 namespace spectral::testing {
 namespace {
 
-std::string graph(const std::string &args, const std::string &result, const std::string &body) {
-  return "func.func @main(" + args + ") -> " + result + " {\n  %r = " + body +
-         "\n  return %r : " + result + "\n}\n";
-}
-
 struct Unary {
   const char *op, *type;
 };

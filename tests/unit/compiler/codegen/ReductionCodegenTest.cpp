@@ -18,11 +18,6 @@
 namespace spectral::testing {
 namespace {
 
-std::string graph(const std::string &args, const std::string &result, const std::string &body) {
-  return "func.func @main(" + args + ") -> " + result + " {\n  %r = " + body +
-         "\n  return %r : " + result + "\n}\n";
-}
-
 template <typename T>
 HostTensor hostTensor(DType dtype, std::vector<int64_t> shape, const std::vector<T> &values) {
   HostTensor t{dtype, std::move(shape), std::vector<uint8_t>(values.size() * sizeof(T))};

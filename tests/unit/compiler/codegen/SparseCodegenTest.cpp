@@ -18,19 +18,6 @@
 namespace spectral::testing {
 namespace {
 
-std::string graph(const std::string &args, const std::vector<std::string> &results,
-                  const std::string &body) {
-  std::string types, values;
-  for (size_t i = 0; i < results.size(); ++i) {
-    types += (i ? ", " : "") + results[i];
-    values += (i ? ", %r#" : "%r#") + std::to_string(i);
-  }
-  if (results.size() == 1) values = "%r";
-  std::string name = results.size() == 1 ? "%r" : "%r:" + std::to_string(results.size());
-  return "func.func @main(" + args + ") -> (" + types + ") {\n  " + name + " = " + body +
-         "\n  return " + values + " : " + types + "\n}\n";
-}
-
 template <typename T>
 HostTensor hostTensor(DType dtype, std::vector<int64_t> shape, const std::vector<T> &values) {
   HostTensor t{dtype, std::move(shape), std::vector<uint8_t>(values.size() * sizeof(T))};
@@ -120,20 +107,20 @@ TEST(SparseCodegen, TopkLargeTakesTheGridPath) {
 // ---- gather and scatter --------------------------------------------------------------
 
 TEST(SparseCodegen, GatherPerRowAndFlat) {
-  std::string perRow = graph("%x: tensor<4x10xf32>, %i: tensor<4x6xi64>", {"tensor<4x6xf32>"},
+  std::string perRow = graph("%x: tensor<4x10xf32>, %i: tensor<4x6xi64>", "tensor<4x6xf32>",
                              "spectral.gather %x[%i] : tensor<4x10xf32>, tensor<4x6xi64>");
   std::vector<HostTensor> inputs = randomInputs(perRow);
   inputs[1] = indexTensor({4, 6}, randomIndices(24, 10, 1));
   EXPECT_EQ(expectMatchesReference(perRow, inputs), 1);
 
   std::string flat =
-      graph("%x: tensor<3x5xcomplex<f64>>, %i: tensor<7xi64>", {"tensor<7xcomplex<f64>>"},
+      graph("%x: tensor<3x5xcomplex<f64>>, %i: tensor<7xi64>", "tensor<7xcomplex<f64>>",
             "spectral.gather %x[%i] : tensor<3x5xcomplex<f64>>, tensor<7xi64>");
   inputs = randomInputs(flat);
   inputs[1] = indexTensor({7}, {14, -1, 0, 14, 7, -1, 3});
   expectMatchesReference(flat, inputs);
 
-  std::string ints = graph("%x: tensor<2x3x4xi32>, %i: tensor<2x3x5xi64>", {"tensor<2x3x5xi32>"},
+  std::string ints = graph("%x: tensor<2x3x4xi32>, %i: tensor<2x3x5xi64>", "tensor<2x3x5xi32>",
                            "spectral.gather %x[%i] : tensor<2x3x4xi32>, tensor<2x3x5xi64>");
   inputs = randomInputs(ints);
   inputs[1] = indexTensor({2, 3, 5}, randomIndices(30, 4, 2));
@@ -141,7 +128,7 @@ TEST(SparseCodegen, GatherPerRowAndFlat) {
 }
 
 TEST(SparseCodegen, GatherOutOfRangeNamesTheOpAndItsLocation) {
-  std::string source = graph("%x: tensor<2x4xf32>, %i: tensor<2x3xi64>", {"tensor<2x3xf32>"},
+  std::string source = graph("%x: tensor<2x4xf32>, %i: tensor<2x3xi64>", "tensor<2x3xf32>",
                              "spectral.gather %x[%i] : tensor<2x4xf32>, tensor<2x3xi64>");
   std::vector<HostTensor> inputs = randomInputs(source);
   for (int64_t bad : {4, -2}) {
@@ -156,14 +143,14 @@ TEST(SparseCodegen, GatherOutOfRangeNamesTheOpAndItsLocation) {
 
 TEST(SparseCodegen, ScatterAccumulatesDuplicatesAndSkipsEmptySlots) {
   std::string perRow =
-      graph("%v: tensor<3x6xf32>, %i: tensor<3x6xi64>", {"tensor<3x10xf32>"},
+      graph("%v: tensor<3x6xf32>, %i: tensor<3x6xi64>", "tensor<3x10xf32>",
             "spectral.scatter %v, %i : tensor<3x6xf32>, tensor<3x6xi64> -> tensor<3x10xf32>");
   std::vector<HostTensor> inputs = randomInputs(perRow);
   inputs[1] = indexTensor({3, 6}, randomIndices(18, 10, 3));
   EXPECT_EQ(expectMatchesReference(perRow, inputs), 1);
 
   std::string flat =
-      graph("%v: tensor<9xcomplex<f32>>, %i: tensor<9xi64>", {"tensor<4x5xcomplex<f32>>"},
+      graph("%v: tensor<9xcomplex<f32>>, %i: tensor<9xi64>", "tensor<4x5xcomplex<f32>>",
             "spectral.scatter %v, %i : tensor<9xcomplex<f32>>, tensor<9xi64> -> "
             "tensor<4x5xcomplex<f32>>");
   inputs = randomInputs(flat);
@@ -172,14 +159,14 @@ TEST(SparseCodegen, ScatterAccumulatesDuplicatesAndSkipsEmptySlots) {
 
   // Rows of several tiles.
   std::string wide =
-      graph("%v: tensor<2x500xf64>, %i: tensor<2x500xi64>", {"tensor<2x3000xf64>"},
+      graph("%v: tensor<2x500xf64>, %i: tensor<2x500xi64>", "tensor<2x3000xf64>",
             "spectral.scatter %v, %i : tensor<2x500xf64>, tensor<2x500xi64> -> tensor<2x3000xf64>");
   inputs = randomInputs(wide);
   inputs[1] = indexTensor({2, 500}, randomIndices(1000, 3000, 4));
   expectMatchesReference(wide, inputs);
 
   std::string ints =
-      graph("%v: tensor<2x4xi64>, %i: tensor<2x4xi64>", {"tensor<2x3xi64>"},
+      graph("%v: tensor<2x4xi64>, %i: tensor<2x4xi64>", "tensor<2x3xi64>",
             "spectral.scatter %v, %i : tensor<2x4xi64>, tensor<2x4xi64> -> tensor<2x3xi64>");
   inputs = randomInputs(ints);
   inputs[1] = indexTensor({2, 4}, {2, 2, -1, 0, 1, 1, 1, 1});
@@ -188,7 +175,7 @@ TEST(SparseCodegen, ScatterAccumulatesDuplicatesAndSkipsEmptySlots) {
 
 TEST(SparseCodegen, ScatterOutOfRangeFailsTheRun) {
   std::string source =
-      graph("%v: tensor<2x3xf32>, %i: tensor<2x3xi64>", {"tensor<2x4xf32>"},
+      graph("%v: tensor<2x3xf32>, %i: tensor<2x3xi64>", "tensor<2x4xf32>",
             "spectral.scatter %v, %i : tensor<2x3xf32>, tensor<2x3xi64> -> tensor<2x4xf32>");
   std::vector<HostTensor> inputs = randomInputs(source);
   inputs[1] = indexTensor({2, 3}, {0, 1, 2, 3, -1, 4});
@@ -275,9 +262,9 @@ TEST_P(SparseNvrtc, EveryKindOfUnitCompilesWithoutSpills) {
       topk("70000x6000", "f32", 3, false, "70000x3"),    // rows, uncached
       topk("3x40000", "f32", 100, true, "100"),          // grid, 32-bit keys
       topk("6000", "complex<f32>", 6000, false, "6000"), // grid, 64-bit keys
-      graph("%x: tensor<3x5xcomplex<f32>>, %i: tensor<7xi64>", {"tensor<7xcomplex<f32>>"},
+      graph("%x: tensor<3x5xcomplex<f32>>, %i: tensor<7xi64>", "tensor<7xcomplex<f32>>",
             "spectral.gather %x[%i] : tensor<3x5xcomplex<f32>>, tensor<7xi64>"),
-      graph("%v: tensor<2x500xf64>, %i: tensor<2x500xi64>", {"tensor<2x3000xf64>"},
+      graph("%v: tensor<2x500xf64>, %i: tensor<2x500xi64>", "tensor<2x3000xf64>",
             "spectral.scatter %v, %i : tensor<2x500xf64>, tensor<2x500xi64> -> "
             "tensor<2x3000xf64>"),
       sparseBinary("sparse_add", "3x5", "3x4", "f32", "3x9"),                   // shared workspace

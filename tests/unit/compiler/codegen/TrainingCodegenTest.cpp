@@ -12,19 +12,6 @@
 namespace spectral::testing {
 namespace {
 
-std::string graph(const std::string &args, const std::vector<std::string> &results,
-                  const std::string &body) {
-  std::string types, values;
-  for (size_t i = 0; i < results.size(); ++i) {
-    types += (i ? ", " : "") + results[i];
-    values += (i ? ", %r#" : "%r#") + std::to_string(i);
-  }
-  if (results.size() == 1) values = "%r";
-  std::string name = results.size() == 1 ? "%r" : "%r:" + std::to_string(results.size());
-  return "func.func @main(" + args + ") -> (" + types + ") {\n  " + name + " = " + body +
-         "\n  return " + values + " : " + types + "\n}\n";
-}
-
 /// Every real of `tensor` (f32 or f64) replaced by its absolute value.
 void makeNonNegative(HostTensor &tensor) {
   if (tensor.dtype == DType::kFloat32) {

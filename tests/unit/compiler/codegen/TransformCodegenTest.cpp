@@ -64,7 +64,6 @@ TEST_P(Transforms, RealForwardAndInverse) {
 
 TEST_P(Transforms, CosineTransformsOfBothTypes) {
   const Case &c = GetParam();
-  if (c.shape[c.axes.back()] > 4096 && c.axes.size() > 1) GTEST_SKIP();
   for (const char *real : {"f32", "f64"})
     for (const char *op : {"dct", "idct"})
       for (int type : {2, 3}) {
