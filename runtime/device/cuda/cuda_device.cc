@@ -124,10 +124,18 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
     if (!parsed) return Status::error("SPECTRAL_DEVICE_MEMORY_LIMIT: " + parsed.status().message());
     limit = *parsed;
   }
+  // NVRTC is found here but opened only when a kernel misses the cache.
   StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
   if (!compiler) return Status::error("CUDA device without a kernel compiler: " +
                                       compiler.status().message());
-  if (Status fits = check_driver_for_nvrtc(version, compiler->version()); !fits) return fits;
+  std::string nvrtc_version = "nvrtc " + std::to_string(compiler->major_version());
+  if (compiler->major_version() == 0) {  // a file name without one: ask NVRTC
+    StatusOr<std::string> asked = compiler->version();
+    if (!asked) return Status::error("CUDA device without a kernel compiler: " +
+                                     asked.status().message());
+    nvrtc_version = *asked;
+  }
+  if (Status fits = check_driver_for_nvrtc(version, nvrtc_version); !fits) return fits;
 
   CUdevice handle = 0;
   int major = 0, minor = 0;
@@ -255,20 +263,8 @@ Status CudaDevice::fill_zero(void* device_dst, size_t bytes) {
 }
 
 StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
-  NvrtcOptions options;
-  options.arch = arch_;
-  const std::vector<int>& archs = compiler_.supported_archs();
-  if (std::find(archs.begin(), archs.end(), compute_capability_) == archs.end()) {
-    // No CUBIN for this arch: PTX for the newest older one, JIT-compiled by the driver.
-    auto older = std::find_if(archs.rbegin(), archs.rend(),
-                              [&](int arch) { return arch < compute_capability_; });
-    if (older == archs.rend()) {
-      return Status::error(compiler_.version() + " cannot compile for " + arch_ + " of " + name_);
-    }
-    options.arch = "sm_" + std::to_string(*older);
-    options.output = NvrtcOutput::kPtx;
-  }
-  StatusOr<CompiledKernel> compiled = compiler_.compile(source, options, headers_);
+  StatusOr<CompiledKernel> compiled =
+      compiler_.compile_for_device(source, compute_capability_, headers_);
   if (!compiled) return compiled.status();
 
   ScopedContext current(*context_);
@@ -276,8 +272,7 @@ StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   std::string what = " of kernel '" + source.entry + "' (" +
-                     (compiled->is_cubin ? "CUBIN for " : "PTX for ") + options.arch + ") on " +
-                     name_;
+                     (compiled->is_cubin ? "CUBIN" : "PTX") + ") on " + name_;
   if (CUresult result = driver.cuModuleLoadData(&module, compiled->binary.data())) {
     return driver_error(driver, result, "cuModuleLoadData" + what);
   }

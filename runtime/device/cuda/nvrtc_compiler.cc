@@ -2,6 +2,7 @@
 
 #include "runtime/cache/kernel_cache.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -105,22 +106,33 @@ const ResourceUsage* CompiledKernel::usage_of(const std::string& entry) const {
 }
 
 StatusOr<NvrtcCompiler> NvrtcCompiler::create() {
-  const StatusOr<const NvrtcLibrary*>& library = nvrtc_library();
-  if (!library) return library.status();
-  const NvrtcLibrary& nvrtc = *library.value();
-  NvrtcCompiler compiler(&nvrtc);
+  StatusOr<NvrtcFile> file = find_nvrtc();
+  if (!file) return file.status();
+  return NvrtcCompiler(std::move(*file));
+}
 
-  int major = 0, minor = 0, count = 0;
-  Status status = check(nvrtc, nvrtc.nvrtcVersion(&major, &minor), "nvrtcVersion");
+bool NvrtcCompiler::loaded() { return nvrtc_loaded(); }
+
+StatusOr<std::string> NvrtcCompiler::version() const {
+  StatusOr<const NvrtcLibrary*> nvrtc = library();
+  if (!nvrtc) return nvrtc.status();
+  int major = 0, minor = 0;
+  Status status = check(**nvrtc, (*nvrtc)->nvrtcVersion(&major, &minor), "nvrtcVersion");
   if (!status) return status;
-  compiler.version_ = "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
-  status = check(nvrtc, nvrtc.nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
+  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+}
+
+StatusOr<std::vector<int>> NvrtcCompiler::supported_archs() const {
+  StatusOr<const NvrtcLibrary*> nvrtc = library();
+  if (!nvrtc) return nvrtc.status();
+  int count = 0;
+  Status status =
+      check(**nvrtc, (*nvrtc)->nvrtcGetNumSupportedArchs(&count), "nvrtcGetNumSupportedArchs");
   if (!status) return status;
-  compiler.supported_archs_.resize(count);
-  status = check(nvrtc, nvrtc.nvrtcGetSupportedArchs(compiler.supported_archs_.data()),
-                 "nvrtcGetSupportedArchs");
+  std::vector<int> archs(count);
+  status = check(**nvrtc, (*nvrtc)->nvrtcGetSupportedArchs(archs.data()), "nvrtcGetSupportedArchs");
   if (!status) return status;
-  return compiler;
+  return archs;
 }
 
 std::vector<std::string> NvrtcCompiler::command_line(const NvrtcOptions& options) {
@@ -137,7 +149,9 @@ std::vector<std::string> NvrtcCompiler::command_line(const NvrtcOptions& options
 StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
     const KernelSource& source, const NvrtcOptions& options,
     const std::vector<NvrtcHeader>& headers) const {
-  const NvrtcLibrary& nvrtc = *library_;
+  StatusOr<const NvrtcLibrary*> opened = library();
+  if (!opened) return opened.status();
+  const NvrtcLibrary& nvrtc = **opened;
   std::vector<const char*> header_texts, header_names;
   for (const NvrtcHeader& header : headers) {
     header_texts.push_back(header.content.c_str());
@@ -201,9 +215,8 @@ StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
   return kernel;
 }
 
-StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& source,
-                                                const NvrtcOptions& options,
-                                                const std::vector<NvrtcHeader>& headers) const {
+CacheKey NvrtcCompiler::key_for(const KernelSource& source, const NvrtcOptions& options,
+                                const std::vector<NvrtcHeader>& headers) const {
   CacheKey key;
   key.source = source.source;
   for (const NvrtcHeader& header : headers) {
@@ -213,20 +226,60 @@ StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& source,
   for (const std::string& option : command_line(options)) key.options += option + " ";
   if (options.want_ptx) key.options += "+ptx";
   key.target = options.arch;
-  key.compiler_version = version_;
+  key.compiler_version = "nvrtc " + file_.identity;
+  return key;
+}
 
+StatusOr<CompiledKernel> NvrtcCompiler::cached(
+    const KernelSource& source, const CacheKey& key, const std::vector<NvrtcHeader>& headers,
+    const std::function<StatusOr<CompiledKernel>()>& compile) const {
   StatusOr<std::vector<uint8_t>> record =
       KernelCache::global().get_or_compile(key, [&]() -> StatusOr<std::vector<uint8_t>> {
-        StatusOr<CompiledKernel> kernel = compile_uncached(source, options, headers);
+        StatusOr<CompiledKernel> kernel = compile();
         if (!kernel) return kernel.status();
         return serialize(*kernel);
       });
   if (!record) return record.status();
   StatusOr<CompiledKernel> kernel = deserialize(*record);
   if (!kernel) return kernel.status();
-  Status status = check_entry(*kernel, source, options, headers);
+  NvrtcOptions named;
+  named.arch = key.target;
+  Status status = check_entry(*kernel, source, named, headers);
   if (!status) return status;
   return kernel;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& source,
+                                                const NvrtcOptions& options,
+                                                const std::vector<NvrtcHeader>& headers) const {
+  return cached(source, key_for(source, options, headers), headers,
+                [&] { return compile_uncached(source, options, headers); });
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile_for_device(
+    const KernelSource& source, int compute_capability,
+    const std::vector<NvrtcHeader>& headers) const {
+  NvrtcOptions native;
+  native.arch = "sm_" + std::to_string(compute_capability);
+  CacheKey key = key_for(source, native, headers);
+  key.options += "(for the device: CUBIN, or PTX of the newest older arch NVRTC knows)";
+  return cached(source, key, headers, [&]() -> StatusOr<CompiledKernel> {
+    StatusOr<std::vector<int>> archs = supported_archs();
+    if (!archs) return archs.status();
+    NvrtcOptions options = native;
+    if (std::find(archs->begin(), archs->end(), compute_capability) == archs->end()) {
+      auto older = std::find_if(archs->rbegin(), archs->rend(),
+                                [&](int arch) { return arch < compute_capability; });
+      if (older == archs->rend()) {
+        StatusOr<std::string> nvrtc = version();
+        return Status::error((nvrtc ? *nvrtc : std::string("NVRTC")) + " cannot compile for " +
+                             native.arch + ": it knows no architecture at or below it");
+      }
+      options.arch = "sm_" + std::to_string(*older);
+      options.output = NvrtcOutput::kPtx;
+    }
+    return compile_uncached(source, options, headers);
+  });
 }
 
 std::vector<uint8_t> NvrtcCompiler::serialize(const CompiledKernel& kernel) {

@@ -4,15 +4,18 @@
 // -default-device; CUBIN compiles also pass --ptxas-options=-v, whose report
 // is parsed into ResourceUsage per function. A failed compile returns
 // NVRTC's log and the path of the source, dumped to
-// $TMPDIR/spectral-failed-<hash>.cu (or /tmp).
+// $TMPDIR/spectral-failed-<hash>.cu (or /tmp). Cache keys name NVRTC by its
+// file (path, size, mtime), so NVRTC itself is opened only on a miss.
 #pragma once
 
+#include "runtime/cache/kernel_cache.h"
 #include "runtime/device/cuda/nvrtc_library.h"
 #include "runtime/device/cuda/ptxas_report.h"
 #include "runtime/device/device.h"
 #include "runtime/status.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -47,21 +50,37 @@ struct CompiledKernel {
 
 class NvrtcCompiler {
  public:
-  /// Loads NVRTC; the error says which library paths were tried.
+  /// Finds NVRTC without loading it (find_nvrtc); the error says which
+  /// paths were tried. NVRTC is opened on the first compile that misses the
+  /// cache, or the first call that asks NVRTC itself (version, archs).
   static StatusOr<NvrtcCompiler> create();
 
-  /// "nvrtc 13.0": part of every cache key.
-  const std::string& version() const { return version_; }
-  /// The library file that was opened.
-  const std::string& library_path() const { return library_->path; }
-  /// Real architectures NVRTC can build CUBIN for, e.g. {75, 80, 86, ..., 120}.
-  const std::vector<int>& supported_archs() const { return supported_archs_; }
+  /// The library file's identity: part of every cache key, known unloaded.
+  const std::string& identity() const { return file_.identity; }
+  /// The library file that is (or will be) opened.
+  const std::string& library_path() const { return file_.path; }
+  /// NVRTC's major version from its file name (13), or 0 when the name has none.
+  int major_version() const { return file_.major; }
+  /// Whether this process has opened NVRTC.
+  static bool loaded();
+
+  /// "nvrtc 13.0" (opens NVRTC).
+  StatusOr<std::string> version() const;
+  /// Real architectures NVRTC can build CUBIN for, e.g. {75, 80, 86, ..., 120}
+  /// (opens NVRTC).
+  StatusOr<std::vector<int>> supported_archs() const;
   /// The option list NVRTC receives for `options`.
   static std::vector<std::string> command_line(const NvrtcOptions& options);
 
   /// Compiles through KernelCache::global().
   StatusOr<CompiledKernel> compile(const KernelSource& source, const NvrtcOptions& options,
                                    const std::vector<NvrtcHeader>& headers = {}) const;
+  /// What a GPU of `compute_capability` (90 for sm_90) loads, through the
+  /// cache: CUBIN for its own architecture, or PTX for the newest older one
+  /// NVRTC knows when the GPU is newer than NVRTC. The choice is made on a
+  /// miss, so a warm cache answers without opening NVRTC.
+  StatusOr<CompiledKernel> compile_for_device(const KernelSource& source, int compute_capability,
+                                              const std::vector<NvrtcHeader>& headers = {}) const;
   /// Compiles with NVRTC, bypassing the cache.
   StatusOr<CompiledKernel> compile_uncached(const KernelSource& source,
                                             const NvrtcOptions& options,
@@ -73,11 +92,16 @@ class NvrtcCompiler {
   static StatusOr<CompiledKernel> deserialize(const std::vector<uint8_t>& record);
 
  private:
-  explicit NvrtcCompiler(const NvrtcLibrary* library) : library_(library) {}
+  explicit NvrtcCompiler(NvrtcFile file) : file_(std::move(file)) {}
+  StatusOr<const NvrtcLibrary*> library() const { return nvrtc_library(file_.path); }
+  /// Through the cache under `key`; `compile` runs on a miss.
+  StatusOr<CompiledKernel> cached(const KernelSource& source, const CacheKey& key,
+                                  const std::vector<NvrtcHeader>& headers,
+                                  const std::function<StatusOr<CompiledKernel>()>& compile) const;
+  CacheKey key_for(const KernelSource& source, const NvrtcOptions& options,
+                   const std::vector<NvrtcHeader>& headers) const;
 
-  const NvrtcLibrary* library_;
-  std::string version_;
-  std::vector<int> supported_archs_;
+  NvrtcFile file_;
 };
 
 }  // namespace spectral

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 
 namespace spectral {
 namespace {
@@ -38,10 +39,165 @@ NvrtcOptions cubin_for(const std::string& arch) {
 }
 
 TEST(NvrtcCompiler, ReportsItsVersionAndArchitectures) {
-  EXPECT_EQ(compiler().version().rfind("nvrtc ", 0), 0u) << compiler().version();
-  const std::vector<int>& archs = compiler().supported_archs();
-  EXPECT_NE(std::find(archs.begin(), archs.end(), 80), archs.end());
-  EXPECT_NE(std::find(archs.begin(), archs.end(), 90), archs.end());
+  StatusOr<std::string> version = compiler().version();
+  ASSERT_TRUE(version) << version.status().message();
+  ASSERT_GT(compiler().major_version(), 0) << compiler().library_path();
+  EXPECT_EQ(version->rfind("nvrtc " + std::to_string(compiler().major_version()) + ".", 0), 0u)
+      << *version << ": the file name's major version is NVRTC's";
+  StatusOr<std::vector<int>> archs = compiler().supported_archs();
+  ASSERT_TRUE(archs) << archs.status().message();
+  EXPECT_NE(std::find(archs->begin(), archs->end(), 80), archs->end());
+  EXPECT_NE(std::find(archs->begin(), archs->end(), 90), archs->end());
+}
+
+TEST(NvrtcCompiler, CompilesForADeviceOfAnyArchitecture) {
+  StatusOr<CompiledKernel> native = compiler().compile_for_device(kReverse, 90);
+  ASSERT_TRUE(native) << native.status().message();
+  EXPECT_TRUE(native->is_cubin);
+  EXPECT_NE(native->log.find("for 'sm_90'"), std::string::npos) << native->log;
+
+  // Newer than NVRTC: PTX for the newest architecture it knows.
+  StatusOr<std::vector<int>> archs = compiler().supported_archs();
+  ASSERT_TRUE(archs) << archs.status().message();
+  StatusOr<CompiledKernel> newer = compiler().compile_for_device(kReverse, 9990);
+  ASSERT_TRUE(newer) << newer.status().message();
+  EXPECT_FALSE(newer->is_cubin);
+  EXPECT_NE(newer->ptx.find(".target sm_" + std::to_string(archs->back())), std::string::npos)
+      << newer->ptx.substr(0, 400);
+
+  StatusOr<CompiledKernel> older = compiler().compile_for_device(kReverse, 10);
+  ASSERT_FALSE(older);
+  EXPECT_NE(older.status().message().find("cannot compile for sm_10"), std::string::npos)
+      << older.status().message();
+}
+
+bool nvrtc_is_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find("libnvrtc") != std::string::npos) return true;
+  return false;
+}
+
+/// Exits a death test's child, removing the folder its main made.
+[[noreturn]] void exit_child(int code) {
+  if (const char* own = std::getenv("TMPDIR")) {
+    std::error_code ignored;
+    std::filesystem::remove_all(own, ignored);
+  }
+  std::exit(code);
+}
+
+/// In a fresh process sharing `cache`: compiles kReverse for an sm_90 GPU
+/// and exits 0 when NVRTC was opened as `expect_opened` says (10: the
+/// compile failed, 11: NVRTC was opened and should not have been, 12: the
+/// other way round, 13: the library is mapped although NVRTC says unopened).
+void compile_for_gpu_in_fresh_process(const std::string& cache, bool expect_opened) {
+  setenv("SPECTRAL_CACHE_DIR", cache.c_str(), 1);
+  StatusOr<NvrtcCompiler> fresh = NvrtcCompiler::create();
+  if (!fresh || NvrtcCompiler::loaded()) exit_child(10);
+  StatusOr<CompiledKernel> kernel = fresh->compile_for_device(kReverse, 90);
+  if (!kernel || !kernel->is_cubin) exit_child(10);
+  if (NvrtcCompiler::loaded() != expect_opened) exit_child(expect_opened ? 12 : 11);
+  if (!expect_opened && nvrtc_is_mapped()) exit_child(13);
+  exit_child(0);
+}
+
+TEST(NvrtcCompilerDeathTest, AWarmCacheOpensNoNvrtc) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  // The re-executed child runs this body again: it must find the same folder.
+  const char* shared = std::getenv("SPECTRAL_TEST_WARM_NVRTC_CACHE");
+  std::string dir = shared ? shared : "";
+  if (dir.empty()) {
+    dir = std::filesystem::temp_directory_path().string() + "/spectral-nvrtc-warm-XXXXXX";
+    ASSERT_NE(mkdtemp(dir.data()), nullptr);
+    setenv("SPECTRAL_TEST_WARM_NVRTC_CACHE", dir.c_str(), 1);
+  }
+  EXPECT_EXIT(compile_for_gpu_in_fresh_process(dir, true), ::testing::ExitedWithCode(0), "")
+      << "a cold cache compiles with NVRTC";
+  EXPECT_EXIT(compile_for_gpu_in_fresh_process(dir, false), ::testing::ExitedWithCode(0), "")
+      << "a warm cache answers without opening NVRTC";
+  unsetenv("SPECTRAL_TEST_WARM_NVRTC_CACHE");
+  std::error_code ignored;
+  std::filesystem::remove_all(dir, ignored);
+}
+
+TEST(NvrtcCompilerDeathTest, AnExplicitPathIsTheOnlyOneTried) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        setenv("SPECTRAL_NVRTC_PATH", "/nonexistent/libnvrtc.so.13", 1);
+        StatusOr<NvrtcCompiler> missing = NvrtcCompiler::create();
+        std::fprintf(stderr, "%s\n", missing ? "found" : missing.status().message().c_str());
+        exit_child(missing ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(1),
+      "NVRTC \\(SPECTRAL_NVRTC_PATH\\) not found; tried:\n  /nonexistent/libnvrtc.so.13");
+  // A file that is no library is found, and fails when a compile opens it.
+  EXPECT_EXIT(
+      {
+        std::string fake = std::string(std::getenv("TMPDIR")) + "/libnvrtc.so.13";
+        std::ofstream(fake) << "not a shared object";
+        setenv("SPECTRAL_NVRTC_PATH", fake.c_str(), 1);
+        StatusOr<NvrtcCompiler> found = NvrtcCompiler::create();
+        if (!found || found->major_version() != 13) exit_child(2);
+        StatusOr<CompiledKernel> kernel = found->compile_uncached(kReverse, cubin_for("sm_80"));
+        std::fprintf(stderr, "%s\n", kernel ? "compiled" : kernel.status().message().c_str());
+        exit_child(kernel ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(1), "NVRTC \\(libnvrtc\\) not found \\(.*libnvrtc.so.13");
+}
+
+TEST(NvrtcLibrary, FindsTheFirstNameInTheLoadersOrder) {
+  std::string dir = std::filesystem::temp_directory_path().string() + "/spectral-find-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  std::filesystem::create_directories(dir + "/a");
+  std::filesystem::create_directories(dir + "/b");
+  std::ofstream(dir + "/b/libnvrtc.so.13") << "thirteen";
+  std::ofstream(dir + "/a/libnvrtc.so") << "unversioned";
+  std::filesystem::create_directories(dir + "/a/libnvrtc.so.13");  // a folder is no library
+
+  StatusOr<NvrtcFile> found =
+      find_library_file({"libnvrtc.so.13", "libnvrtc.so"}, {dir + "/a", dir + "/b"}, "NVRTC");
+  ASSERT_TRUE(found) << found.status().message();
+  EXPECT_EQ(found->path, dir + "/b/libnvrtc.so.13");
+  EXPECT_EQ(found->major, 13);
+  std::string identity = found->identity;
+  EXPECT_EQ(identity.rfind(dir + "/b/libnvrtc.so.13 8 ", 0), 0u) << identity;
+
+  std::ofstream(dir + "/b/libnvrtc.so.13") << "thirteen, rebuilt";
+  StatusOr<NvrtcFile> changed = find_library_file({"libnvrtc.so.13"}, {dir + "/b"}, "NVRTC");
+  ASSERT_TRUE(changed) << changed.status().message();
+  EXPECT_NE(changed->identity, identity) << "a new file is a new cache key";
+
+  // A symlink is named by its target; an unversioned name has major 0.
+  std::filesystem::create_symlink(dir + "/a/libnvrtc.so", dir + "/link.so");
+  StatusOr<NvrtcFile> linked = find_library_file({dir + "/link.so"}, {}, "NVRTC");
+  ASSERT_TRUE(linked) << linked.status().message();
+  EXPECT_EQ(linked->identity.rfind(dir + "/a/libnvrtc.so 11 ", 0), 0u) << linked->identity;
+  EXPECT_EQ(linked->major, 0);
+
+  StatusOr<NvrtcFile> none = find_library_file({"libnvrtc.so.99", dir + "/nothing.so"},
+                                               {dir + "/a", dir + "/b"}, "NVRTC (libnvrtc)");
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.status().message(), "NVRTC (libnvrtc) not found; tried:\n"
+                                     "  libnvrtc.so.99 (in 2 directories)\n  " +
+                                         dir + "/nothing.so");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(NvrtcLibrary, ReadsTheLoadersConfigurationWithItsIncludes) {
+  std::string dir = std::filesystem::temp_directory_path().string() + "/spectral-ldconf-XXXXXX";
+  ASSERT_NE(mkdtemp(dir.data()), nullptr);
+  std::filesystem::create_directories(dir + "/conf.d");
+  std::ofstream(dir + "/ld.so.conf") << "# comment\n/first/lib  # trailing\n"
+                                        "include conf.d/*.conf\n\n  /last/lib\nrelative/ignored\n";
+  std::ofstream(dir + "/conf.d/10-cuda.conf") << "/usr/local/cuda-13.0/lib\n";
+  std::ofstream(dir + "/conf.d/20-loop.conf") << "include " + dir + "/ld.so.conf\n/loop/lib\n";
+  EXPECT_EQ(loader_config_directories(dir + "/ld.so.conf"),
+            (std::vector<std::string>{"/first/lib", "/usr/local/cuda-13.0/lib", "/loop/lib",
+                                      "/last/lib"}));
+  EXPECT_TRUE(loader_config_directories(dir + "/missing.conf").empty());
+  std::filesystem::remove_all(dir);
 }
 
 TEST(NvrtcCompiler, CommandLineNamesArchitectureAndReport) {
