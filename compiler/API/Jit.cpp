@@ -2,6 +2,7 @@
 #include "compiler/API/Jit.h"
 
 #include "compiler/Codegen/Codegen.h"
+#include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -22,6 +23,8 @@ std::unique_ptr<MLIRContext> createContext() {
   registry.insert<mlir::spectral::SpectralDialect, func::FuncDialect, arith::ArithDialect>();
   auto context = std::make_unique<MLIRContext>(registry);
   context->loadAllAvailableDialects();
+  // Diagnostics point at the source line; the generic form of the op adds nothing.
+  context->printOpOnDiagnostic(false);
   return context;
 }
 
@@ -38,11 +41,19 @@ llvm::Expected<OwningOpRef<ModuleOp>> parseFile(MLIRContext &context, const std:
 }
 
 llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &options) {
-  if (options.simplify) {
+  if (options.simplify || options.fuse) {
     PassManager pm(module.getContext());
-    addSimplifyPipeline(pm);
+    if (options.simplify) addSimplifyPipeline(pm);
+    if (options.fuse) {
+      FormFusionGroupsOptions fuse;
+      fuse.remarks = options.fusionRemarks;
+      pm.addNestedPass<func::FuncOp>(createFormFusionGroups(fuse));
+    }
     if (failed(pm.run(module)))
-      return llvm::createStringError("spectral-simplify failed (see the diagnostics above)");
+      return llvm::createStringError(std::string(options.simplify ? "spectral-simplify" : "") +
+                                     (options.simplify && options.fuse ? " or " : "") +
+                                     (options.fuse ? "spectral-fuse" : "") +
+                                     " failed (see the diagnostics above)");
   }
   auto function = module.lookupSymbol<func::FuncOp>(options.function);
   if (!function) {

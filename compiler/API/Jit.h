@@ -1,6 +1,7 @@
 //===- Jit.h - one call from a .mlir func to a loaded Executable -*- C++ -*-===//
 //
-// Parse (or take a module), simplify (spectral-simplify), codegen, load on a
+// Parse (or take a module), simplify (spectral-simplify), fuse (spectral-fuse),
+// codegen, load on a
 // Device. The tools use it, and the embedding API will. Errors are values
 // with the messages the tools print (file:line:col where a location exists).
 //
@@ -23,6 +24,8 @@ namespace spectral {
 struct JitOptions {
   std::string function = "main";
   bool simplify = true;  // run spectral-simplify before codegen
+  bool fuse = true;      // then spectral-fuse: ops into spectral.fusion regions
+  bool fusionRemarks = false;  // spectral-fuse remarks on unfused pairs (to the diagnostics)
   int compileThreads = 0;  // parallel kernel compiles at load (0: hardware threads)
 };
 
@@ -33,8 +36,8 @@ std::unique_ptr<mlir::MLIRContext> createContext();
 llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> parseFile(mlir::MLIRContext &context,
                                                             const std::string &path);
 
-/// The Program of `options.function` in `module` (simplified in place first
-/// when options.simplify).
+/// The Program of `options.function` in `module` (simplified and fused in
+/// place first, as options say).
 llvm::Expected<Program> compileProgram(mlir::ModuleOp module, const JitOptions &options);
 
 /// compileProgram, then Executable::load on `device`.

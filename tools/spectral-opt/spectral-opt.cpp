@@ -4,6 +4,7 @@
 // passes that apply to them.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/spectral/IR/SpectralDialect.h"
 
@@ -16,6 +17,7 @@
 int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   spectral::registerPipelines();
+  spectral::registerFusionPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::spectral::SpectralDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

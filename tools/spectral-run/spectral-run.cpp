@@ -77,6 +77,13 @@ llvm::cl::opt<unsigned> benchmark(
     "benchmark", llvm::cl::init(0), llvm::cl::cat(category),
     llvm::cl::desc("run N times; print compile time (kernels from the memory cache, disk "
                    "cache or compiled), min and median run time, bytes moved per run"));
+llvm::cl::opt<bool> noFuse(
+    "no-fuse", llvm::cl::cat(category),
+    llvm::cl::desc("compile every op as a kernel of its own (skip spectral-fuse)"));
+llvm::cl::opt<bool> fusionRemarks(
+    "fusion-remarks", llvm::cl::cat(category),
+    llvm::cl::desc("remark, at the op, on every producer/consumer pair spectral-fuse left in "
+                   "different kernels, and why"));
 llvm::cl::opt<std::string> dumpKernels(
     "dump-kernels", llvm::cl::cat(category),
     llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
@@ -209,6 +216,8 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
   OwningOpRef<ModuleOp> copy(module.clone());
   ::spectral::JitOptions options;
   options.function = functionName;
+  options.fuse = !noFuse;
+  options.fusionRemarks = fusionRemarks;
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(*copy, options);
   if (!program)
@@ -297,10 +306,8 @@ int main(int argc, char **argv) {
       "  spectral-run graph.mlir --function=main --input=@x.npy "
       "--output=@y.npy\n  spectral-run graph.mlir --random-inputs --seed=1\n");
 
-  DialectRegistry registry;
-  registry.insert<mlir::spectral::SpectralDialect, func::FuncDialect,
-                  arith::ArithDialect>();
-  MLIRContext context(registry);
+  std::unique_ptr<MLIRContext> owned = ::spectral::createContext();
+  MLIRContext &context = *owned;
   llvm::SourceMgr sourceMgr;
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
   std::string error;

@@ -1,12 +1,12 @@
 // spectral-run --dump-kernels: one .cu, .ptx and .ptxas.txt per kernel, and
 // a summary (text and JSON) with launch shapes, registers, spills and bytes.
 
-// RUN: rm -rf %t && spectral-run %s --device=host --random-inputs --dump-kernels=%t > /dev/null 2> %t.log
+// RUN: rm -rf %t && spectral-run %s --device=host --random-inputs --no-fuse --dump-kernels=%t > /dev/null 2> %t.log
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t/summary.txt
 // SUMMARY:      # main: 2 kernels, sm_90
 // SUMMARY-NEXT: kernel{{ +}}grid{{ +}}block{{ +}}dyn_smem{{ +}}regs{{ +}}spills{{ +}}smem{{ +}}bytes_read{{ +}}bytes_written{{ +}}ops
-// SUMMARY-NEXT: ew_add_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}{{[1-9][0-9]*}}{{ +}}0{{ +}}0{{ +}}5120{{ +}}4096{{ +}}spectral.add ({{.*}}dump-kernels.mlir:[[@LINE+21]]:8)
-// SUMMARY-NEXT: ew_gelu_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}{{[1-9][0-9]*}}{{ +}}0{{ +}}0{{ +}}4096{{ +}}4096{{ +}}spectral.gelu ({{.*}}dump-kernels.mlir:[[@LINE+21]]:8)
+// SUMMARY-NEXT: ew_add_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}{{[1-9][0-9]*}}{{ +}}0{{ +}}0{{ +}}5120{{ +}}4096{{ +}}spectral.add ({{.*}}dump-kernels.mlir:[[@LINE+27]]:8)
+// SUMMARY-NEXT: ew_gelu_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}{{[1-9][0-9]*}}{{ +}}0{{ +}}0{{ +}}4096{{ +}}4096{{ +}}spectral.gelu ({{.*}}dump-kernels.mlir:[[@LINE+27]]:8)
 
 // RUN: FileCheck %s --check-prefix=JSON < %t/summary.json
 // JSON: "arch": "sm_90"
@@ -25,6 +25,12 @@
 // The summary also goes to stderr.
 // RUN: FileCheck %s --check-prefix=SUMMARY < %t.log
 
+// By default spectral-fuse makes the two ops one kernel.
+// RUN: rm -rf %t.default && spectral-run %s --device=host --random-inputs --dump-kernels=%t.default > /dev/null 2>&1
+// RUN: FileCheck %s --check-prefix=DEFAULT < %t.default/summary.txt
+// DEFAULT:      # main: 1 kernel, sm_90
+// DEFAULT:      ew_add_gelu_f32_4x256{{ +}}1,1,1{{ +}}256,1,1{{ +}}0{{ +}}{{[1-9][0-9]*}}{{ +}}0{{ +}}0{{ +}}5120{{ +}}4096{{ +}}spectral.add ({{.*}}), spectral.gelu ({{.*}})
+
 func.func @main(%x: tensor<4x256xf32>, %b: tensor<256xf32>) -> tensor<4x256xf32> {
   %s = spectral.add %x, %b : tensor<4x256xf32>, tensor<256xf32>
   %g = spectral.gelu %s : tensor<4x256xf32>
@@ -32,7 +38,7 @@ func.func @main(%x: tensor<4x256xf32>, %b: tensor<256xf32>) -> tensor<4x256xf32>
 }
 
 // Without NVRTC the units and the summary are still written; ptxas columns show "-".
-// RUN: rm -rf %t.nonvrtc && env SPECTRAL_NVRTC_PATH=/nonexistent/libnvrtc.so spectral-run %s --device=host --random-inputs --dump-kernels=%t.nonvrtc > /dev/null 2>&1
+// RUN: rm -rf %t.nonvrtc && env SPECTRAL_NVRTC_PATH=/nonexistent/libnvrtc.so spectral-run %s --device=host --random-inputs --no-fuse --dump-kernels=%t.nonvrtc > /dev/null 2>&1
 // RUN: FileCheck %s --check-prefix=NONVRTC < %t.nonvrtc/summary.txt
 // RUN: ls %t.nonvrtc | FileCheck %s --check-prefix=NONVRTC-FILES
 // NONVRTC: # no PTX and no ptxas report (regs, spills and smem shown as -): NVRTC

@@ -136,6 +136,7 @@ int expectMatchesReference(const std::string &source, std::vector<HostTensor> in
   }
   JitOptions options;
   options.simplify = false;
+  options.fuse = false;  // the regions as the test writes them
   llvm::Expected<std::unique_ptr<Executable>> executable =
       jitCompile(*module, hostDevice(), options);
   if (!executable) {
@@ -169,6 +170,7 @@ std::string runError(const std::string &source, std::vector<HostTensor> inputs) 
   if (inputs.empty()) inputs = randomInputs(source);
   JitOptions options;
   options.simplify = false;
+  options.fuse = false;  // the regions as the test writes them
   llvm::Expected<std::unique_ptr<Executable>> executable =
       jitCompile(*module, hostDevice(), options);
   if (!executable) return llvm::toString(executable.takeError());
@@ -202,6 +204,7 @@ std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::s
     }
     JitOptions options;
     options.simplify = false;
+    options.fuse = false;  // the regions as the test writes them
     llvm::Expected<Program> program = compileProgram(*module, options);
     if (!program) {
       ADD_FAILURE() << llvm::toString(program.takeError()) << "\nin:\n" << source;

@@ -1,0 +1,349 @@
+//===- FormFusionGroups.cpp - ops into spectral.fusion regions ------------===//
+//
+// spectral-fuse: the top-level ops of a func become spectral.fusion regions
+// of the shapes codegen compiles as one kernel (compiler/Codegen/FusedRegion.h),
+// in the spirit of TVM's partitioner, greedily and in program order:
+//
+//  1. Around each anchor (OpKinds.h), its store takes the pointwise ops that
+//     read its result, or a value the store already computes, at the
+//     element being stored (same shape, no broadcast of those values, none
+//     that can fail at run time).
+//  2. Its loads take the elementwise ops whose every use is in the group
+//     (walking back from the group's last op), so a value computed once
+//     and used elsewhere is never recomputed in a load.
+//  3. Elementwise ops left over form chains: each op with the later ones
+//     that read the chain's values, one kernel per chain.
+//
+// An op joins a group only when no path leads from the group through an op
+// outside it back into the group (the region would depend on itself). A
+// group of one op stays an op (codegen makes it a region of its own), as
+// does a chain of reshapes (views, no kernel). Splat constants are cloned
+// into each region that reads them (literals); other constants, and values
+// from outside, are the region's inputs; values used outside are yielded.
+// The block is then sorted topologically: a region sits where its last op
+// was, and an op it reads that came later in program order moves before it.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Fusion/OpKinds.h"
+#include "compiler/Fusion/Passes.h"
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Analysis/TopologicalSortUtils.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <map>
+
+#define DEBUG_TYPE "spectral-fuse"
+
+namespace spectral {
+#define GEN_PASS_DEF_FORMFUSIONGROUPS
+#include "compiler/Fusion/Passes.h.inc"
+} // namespace spectral
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral {
+namespace {
+
+using fusion::OpKind;
+
+/// "'spectral.fft' (x.mlir:4:8)": how remarks name an op.
+std::string describe(Operation *op) {
+  std::string text = "'" + op->getName().getStringRef().str() + "'";
+  if (auto file = dyn_cast<FileLineColLoc>(op->getLoc()))
+    text += " (" + file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
+            std::to_string(file.getColumn()) + ")";
+  return text;
+}
+
+std::string anchorsItsOwnKernel(Operation *op) {
+  return describe(op) +
+         " anchors a kernel of its own (a kernel computes one transform, reduction or contraction)";
+}
+
+llvm::ArrayRef<int64_t> shapeOf(Value value) {
+  return cast<ShapedType>(value.getType()).getShape();
+}
+
+struct Group {
+  llvm::SetVector<Operation *> ops;  // in the order they joined
+  Operation *anchor = nullptr;
+};
+
+class Grouping {
+public:
+  explicit Grouping(Block &block) : block_(block) {}
+
+  void formAnchorGroups() {
+    for (Operation &op : block_.without_terminator())
+      if (fusion::kindOf(&op) == OpKind::kAnchor && !groupOf_.count(&op)) formAroundAnchor(&op);
+  }
+
+  void formElementwiseChains() {
+    for (Operation &op : block_.without_terminator())
+      if (fusion::isElementwise(&op) && !groupOf_.count(&op)) formChain(&op);
+  }
+
+  /// A remark at each producer of a pair that ends in different kernels.
+  void remarkUnfusedPairs() {
+    for (Operation &consumer : block_.without_terminator()) {
+      for (Value operand : consumer.getOperands()) {
+        Operation *producer = operand.getDefiningOp();
+        if (!producer || producer->getBlock() != &block_ ||
+            fusion::kindOf(producer) == OpKind::kConstant || sameGroup(producer, &consumer))
+          continue;
+        producer->emitRemark() << "not fused with its consumer " << describe(&consumer) << ": "
+                               << reason(producer, &consumer);
+      }
+    }
+  }
+
+  void materialize() {
+    bool moved = false;
+    for (Group &group : groups_) moved |= materialize(group);
+    if (moved) sortTopologically(&block_);
+  }
+
+private:
+  int groupOf(Operation *op) const {
+    auto found = groupOf_.find(op);
+    return found == groupOf_.end() ? -1 : found->second;
+  }
+  bool sameGroup(Operation *a, Operation *b) const {
+    int g = groupOf(a);
+    return g >= 0 && g == groupOf(b);
+  }
+
+  /// Whether adding `candidate` to `members` makes a path leave the group
+  /// and come back (the region would read what it computes).
+  bool closesACycle(const llvm::SetVector<Operation *> &members, Operation *candidate) const {
+    auto inside = [&](Operation *op) { return op == candidate || members.contains(op); };
+    llvm::SmallVector<Operation *> work;
+    llvm::DenseSet<Operation *> seen;
+    auto pushUsersOf = [&](Operation *op) {
+      for (Operation *user : op->getUsers())
+        if (user->getBlock() == &block_ && !inside(user) && seen.insert(user).second)
+          work.push_back(user);
+    };
+    for (Operation *op : members) pushUsersOf(op);
+    pushUsersOf(candidate);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        if (user->getBlock() != &block_) continue;
+        if (inside(user)) return true;
+        if (seen.insert(user).second) work.push_back(user);
+      }
+    }
+    return false;
+  }
+
+  void join(Group &group, int id, Operation *op) {
+    group.ops.insert(op);
+    groupOf_[op] = id;
+  }
+
+  void refuse(Operation *producer, Operation *consumer, const std::string &why) {
+    if (producer && producer->getBlock() == &block_) reasons_[{producer, consumer}] = why;
+  }
+
+  /// Why the store of `anchor` cannot compute `op`, which reads `atIndex`
+  /// values; empty when it can.
+  std::string storeRefusal(Operation *anchor, Operation *op,
+                           const llvm::DenseSet<Value> &atIndex) const {
+    OpKind kind = fusion::kindOf(op);
+    if (kind == OpKind::kAnchor) return anchorsItsOwnKernel(op);
+    if (kind == OpKind::kOpaque) return describe(op) + " takes no fused loads";
+    if (kind == OpKind::kIndexMap)
+      return "it moves elements, so it would read the anchor's result at another element than "
+             "the one being stored";
+    std::string failure = fusion::failureOf(op);
+    if (!failure.empty())
+      return "it can fail at run time (" + failure + "), which a fused store cannot report";
+    Value result = op->getResult(0);
+    if (shapeOf(result) != shapeOf(anchor->getResult(0)))
+      return "its result's shape differs from the anchor's";
+    for (Value operand : op->getOperands())
+      if (atIndex.contains(operand) && shapeOf(operand) != shapeOf(result))
+        return "it broadcasts a value the store computes";
+    return "";
+  }
+
+  void formAroundAnchor(Operation *anchor) {
+    int id = int(groups_.size());
+    Group group;
+    group.anchor = anchor;
+    join(group, id, anchor);
+    llvm::DenseSet<Value> atIndex;  // the values the store computes at its element
+    if (anchor->getNumResults() == 1) atIndex.insert(anchor->getResult(0));
+    for (Operation *op = anchor->getNextNode(); op && !atIndex.empty(); op = op->getNextNode()) {
+      if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
+      llvm::SmallVector<Operation *> readFrom;
+      for (Value operand : op->getOperands())
+        if (atIndex.contains(operand)) readFrom.push_back(operand.getDefiningOp());
+      if (readFrom.empty()) continue;
+      std::string why = storeRefusal(anchor, op, atIndex);
+      if (why.empty() && closesACycle(group.ops, op))
+        why = "it also reads a value computed from the group's own results";
+      if (!why.empty()) {
+        for (Operation *producer : readFrom) refuse(producer, op, why);
+        continue;
+      }
+      join(group, id, op);
+      atIndex.insert(op->getResult(0));
+    }
+    absorbProducers(group, id, atIndex);
+    groups_.push_back(std::move(group));
+  }
+
+  /// Elementwise ops before the group's last op whose every use is in the
+  /// group (not reading values of `downstream`, which the store computes).
+  void absorbProducers(Group &group, int id, const llvm::DenseSet<Value> &downstream) {
+    Operation *last = group.ops.front();
+    for (Operation *op : group.ops)
+      if (last->isBeforeInBlock(op)) last = op;
+    for (Operation *op = last->getPrevNode(); op; op = op->getPrevNode()) {
+      if (groupOf_.count(op) || !fusion::isElementwise(op) || op->use_empty()) continue;
+      llvm::SmallVector<Operation *> inGroup;
+      Operation *outside = nullptr;
+      for (Operation *user : op->getUsers())
+        (group.ops.contains(user) ? inGroup.push_back(user) : void(outside = user));
+      if (inGroup.empty()) continue;
+      std::string why;
+      if (outside)
+        why = "its result is also used by " + describe(outside) + ", outside the kernel";
+      else if (group.anchor && !fusion::failureOf(op).empty())
+        why = "it can fail at run time (" + fusion::failureOf(op) +
+              "), which a fused load cannot report";
+      else if (llvm::any_of(op->getOperands(), [&](Value v) { return downstream.contains(v); }))
+        continue;  // a store op the store refused: its reason is recorded
+      else if (closesACycle(group.ops, op))
+        why = "it reads a value computed from the group's own results";
+      if (!why.empty()) {
+        for (Operation *user : inGroup) refuse(op, user, why);
+        continue;
+      }
+      join(group, id, op);
+    }
+  }
+
+  void formChain(Operation *first) {
+    int id = int(groups_.size());
+    Group group;
+    join(group, id, first);
+    for (Operation *op = first->getNextNode(); op; op = op->getNextNode()) {
+      if (groupOf_.count(op) || !fusion::isElementwise(op)) continue;
+      llvm::SmallVector<Operation *> readFrom;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp(); def && group.ops.contains(def))
+          readFrom.push_back(def);
+      if (readFrom.empty()) continue;
+      if (closesACycle(group.ops, op)) {
+        for (Operation *producer : readFrom)
+          refuse(producer, op, "it also reads a value computed from the chain's own results");
+        continue;
+      }
+      join(group, id, op);
+    }
+    absorbProducers(group, id, {});
+    groups_.push_back(std::move(group));
+  }
+
+  std::string reason(Operation *producer, Operation *consumer) const {
+    auto found = reasons_.find({producer, consumer});
+    if (found != reasons_.end()) return found->second;
+    OpKind from = fusion::kindOf(producer), to = fusion::kindOf(consumer);
+    if (to == OpKind::kOpaque) return describe(consumer) + " takes no fused loads";
+    if (from == OpKind::kOpaque) return describe(producer) + " takes no fused stores";
+    if (from == OpKind::kAnchor && to == OpKind::kAnchor) return anchorsItsOwnKernel(consumer);
+    int g = groupOf(producer);
+    if (g >= 0 && groups_[g].anchor && groups_[g].anchor != producer)
+      return "it is fused into the store of " + describe(groups_[g].anchor);
+    if (g >= 0 && (groupOf(consumer) >= 0 || fusion::kindOf(consumer) == OpKind::kAnchor))
+      return "each is fused into another kernel";
+    return "no rule fuses them";
+  }
+
+  /// Whether `group` is worth a region: two ops or more, not only views.
+  static bool worthARegion(const Group &group) {
+    if (group.ops.size() < 2) return false;
+    return llvm::any_of(group.ops, [](Operation *op) { return !isa<sp::ReshapeOp>(op); });
+  }
+
+  /// Replaces the group's ops by one spectral.fusion at its last op; returns
+  /// whether it made one.
+  bool materialize(const Group &group) {
+    if (!worthARegion(group)) return false;
+    llvm::SmallVector<Operation *> ops(group.ops.begin(), group.ops.end());
+    llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+    llvm::SetVector<Value> inputs, outputs;
+    llvm::SetVector<Operation *> splats;
+    for (Operation *op : ops) {
+      for (Value operand : op->getOperands()) {
+        Operation *def = operand.getDefiningOp();
+        if (def && group.ops.contains(def)) continue;
+        if (def && fusion::isSplatConstant(def)) splats.insert(def);
+        else inputs.insert(operand);
+      }
+      for (Value result : op->getResults())
+        if (llvm::any_of(result.getUsers(), [&](Operation *u) { return !group.ops.contains(u); }))
+          outputs.insert(result);
+    }
+    if (outputs.empty()) return false;  // nothing is used: left for dead-code elimination
+
+    OpBuilder builder(ops.back());
+    builder.setInsertionPointAfter(ops.back());
+    llvm::SmallVector<Location> locations;
+    for (Operation *op : ops) locations.push_back(op->getLoc());
+    llvm::SmallVector<Type> resultTypes;
+    for (Value output : outputs) resultTypes.push_back(output.getType());
+    auto region = builder.create<sp::FusionOp>(builder.getFusedLoc(locations), resultTypes,
+                                               inputs.getArrayRef());
+    Block *body = builder.createBlock(&region.getRegion());
+    IRMapping mapping;
+    for (Value input : inputs) mapping.map(input, body->addArgument(input.getType(), input.getLoc()));
+    for (Operation *splat : splats) builder.clone(*splat, mapping);
+    for (Operation *op : ops) builder.clone(*op, mapping);
+    llvm::SmallVector<Value> yielded;
+    for (Value output : outputs) yielded.push_back(mapping.lookup(output));
+    builder.create<sp::YieldOp>(region.getLoc(), yielded);
+
+    for (auto [output, result] : llvm::zip(outputs, region.getResults()))
+      Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
+        return !group.ops.contains(use.getOwner());
+      });
+    for (Operation *op : llvm::reverse(ops)) op->erase();
+    for (Operation *splat : splats)
+      if (splat->use_empty()) splat->erase();
+    return true;
+  }
+
+  Block &block_;
+  std::vector<Group> groups_;
+  llvm::DenseMap<Operation *, int> groupOf_;
+  std::map<std::pair<Operation *, Operation *>, std::string> reasons_;
+};
+
+struct FormFusionGroups : impl::FormFusionGroupsBase<FormFusionGroups> {
+  using FormFusionGroupsBase::FormFusionGroupsBase;
+
+  void runOnOperation() override {
+    func::FuncOp function = getOperation();
+    if (function.isExternal()) return;
+    for (Block &block : function.getBody()) {
+      Grouping grouping(block);
+      grouping.formAnchorGroups();
+      grouping.formElementwiseChains();
+      if (remarks) grouping.remarkUnfusedPairs();
+      grouping.materialize();
+    }
+  }
+};
+
+} // namespace
+} // namespace spectral

@@ -1,0 +1,66 @@
+//===- OpKinds.cpp - what fusion may do with an op ------------------------===//
+#include "compiler/Fusion/OpKinds.h"
+
+#include "dialects/spectral/IR/SpectralOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::fusion {
+namespace {
+
+/// i32 or i64 elements (i1 is a boolean: it neither divides nor overflows).
+bool isIntegerTensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && tensor.getElementType().isInteger() &&
+         tensor.getElementType().getIntOrFloatBitWidth() > 1;
+}
+
+bool isBoolTensor(Type type) {
+  auto tensor = dyn_cast<TensorType>(type);
+  return tensor && tensor.getElementType().isInteger(1);
+}
+
+} // namespace
+
+OpKind kindOf(Operation *op) {
+  if (isa<sp::ConstantOp, arith::ConstantOp>(op)) return OpKind::kConstant;
+  if (isa<sp::AddOp, sp::SubOp, sp::MulOp, sp::DivOp, sp::NegOp, sp::ExpOp, sp::LogOp, sp::SqrtOp,
+          sp::TanhOp, sp::ReluOp, sp::GeluOp, sp::SigmoidOp, sp::ConjOp, sp::AbsOp, sp::RealOp,
+          sp::ImagOp, sp::ComplexOp, sp::CastOp, sp::CmpOp, sp::SelectOp>(op))
+    return OpKind::kPointwise;
+  if (isa<sp::BroadcastOp, sp::TransposeOp, sp::SliceOp, sp::PadOp, sp::ConcatOp, sp::ReshapeOp>(op))
+    return OpKind::kIndexMap;
+  if (isa<sp::FftOp, sp::IfftOp, sp::RfftOp, sp::IrfftOp, sp::DctOp, sp::IdctOp, sp::ReduceSumOp,
+          sp::ReduceMeanOp, sp::ReduceMaxOp, sp::SoftmaxOp, sp::LogSoftmaxOp, sp::MatmulOp,
+          sp::ChannelMixOp>(op))
+    return OpKind::kAnchor;
+  return OpKind::kOpaque;
+}
+
+bool isElementwise(Operation *op) {
+  OpKind kind = kindOf(op);
+  return kind == OpKind::kPointwise || kind == OpKind::kIndexMap;
+}
+
+std::string failureOf(Operation *op) {
+  if (isa<sp::DivOp>(op) && isIntegerTensor(op->getResult(0).getType()))
+    return "integer division by zero";
+  Type from = op->getNumOperands() ? op->getOperand(0).getType() : Type();
+  if (isa<sp::CastOp>(op) && isIntegerTensor(op->getResult(0).getType()) &&
+      !isIntegerTensor(from) && !isBoolTensor(from))
+    return "a NaN or infinity cast to an integer";
+  return "";
+}
+
+bool isSplatConstant(Operation *op) {
+  if (kindOf(op) != OpKind::kConstant || op->getNumResults() != 1) return false;
+  DenseElementsAttr dense;
+  return matchPattern(op->getResult(0), m_Constant(&dense)) && dense.isSplat();
+}
+
+} // namespace spectral::fusion

@@ -1,0 +1,36 @@
+//===- OpKinds.h - what fusion may do with an op ----------------*- C++ -*-===//
+//
+// The kinds of the fusion contract (shared/KERNELS.md), as codegen compiles
+// them today: pointwise ops compute an element from the same element of
+// their operands (broadcasting external operands); index-map ops move
+// elements (broadcast, transpose, slice, pad, concat, reshape); anchors are
+// the ops whose kernels read an operand through a Load and write their
+// result through a Store that codegen can fuse (compiler/Codegen/FusedRegion.h);
+// everything else is opaque and stays a kernel of its own.
+//
+//===----------------------------------------------------------------------===//
+#pragma once
+
+#include "mlir/IR/Operation.h"
+
+#include <string>
+
+namespace spectral::fusion {
+
+enum class OpKind { kPointwise, kIndexMap, kAnchor, kConstant, kOpaque };
+
+OpKind kindOf(mlir::Operation *op);
+
+/// Pointwise or index-map: joins an elementwise kernel.
+bool isElementwise(mlir::Operation *op);
+
+/// Why `op` may fail at run time ("integer division by zero"), or empty.
+/// Such an op reports through an elementwise kernel's error word, which a
+/// fused load or store does not carry.
+std::string failureOf(mlir::Operation *op);
+
+/// Whether `op` is a constant whose elements are all equal: a region takes
+/// its own copy (a literal in the kernel) rather than a buffer.
+bool isSplatConstant(mlir::Operation *op);
+
+} // namespace spectral::fusion

@@ -1,0 +1,185 @@
+// RUN: spectral-opt %s --spectral-fuse --split-input-file | FileCheck %s
+// RUN: spectral-opt %s --spectral-fuse=remarks --split-input-file --verify-diagnostics \
+// RUN:   --mlir-print-op-on-diagnostic=false -o /dev/null
+
+// Rule 1: a chain of elementwise ops (pointwise, broadcasting, moving
+// elements) is one region; a splat constant is cloned into it as a literal.
+// CHECK-LABEL: func.func @chain
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<8xf32>)
+// CHECK-NEXT:    %[[R:.*]] = spectral.fusion %[[X]], %[[Y]] : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<8x4xf32> {
+// CHECK-NEXT:    ^bb0(%[[A0:.*]]: tensor<4x8xf32>, %[[A1:.*]]: tensor<8xf32>):
+// CHECK-NEXT:      %[[TWO:.*]] = spectral.constant dense<2.000000e+00>
+// CHECK-NEXT:      %[[M:.*]] = spectral.mul %[[A0]], %[[TWO]]
+// CHECK-NEXT:      %[[B:.*]] = spectral.add %[[M]], %[[A1]]
+// CHECK-NEXT:      %[[T:.*]] = spectral.transpose %[[B]] perm [1, 0]
+// CHECK-NEXT:      %[[U:.*]] = spectral.relu %[[T]]
+// CHECK-NEXT:      spectral.yield %[[U]]
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[R]]
+func.func @chain(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<8x4xf32> {
+  %two = spectral.constant dense<2.0> : tensor<4x8xf32>
+  %a = spectral.mul %x, %two : tensor<4x8xf32>, tensor<4x8xf32>
+  %b = spectral.add %a, %y : tensor<4x8xf32>, tensor<8xf32>
+  %t = spectral.transpose %b perm [1, 0] : tensor<4x8xf32>
+  %r = spectral.relu %t : tensor<8x4xf32>
+  return %r : tensor<8x4xf32>
+}
+
+// -----
+
+// Rule 2 on the 1-D FNO layer: the slice joins channel_mix's load, the pad
+// irfft's load, bias and GELU irfft's store: three kernels from seven ops.
+// CHECK-LABEL: func.func @spectral_conv
+// CHECK:         %[[S:.*]] = spectral.rfft
+// CHECK-NEXT:    %[[M:.*]] = spectral.fusion %[[S]], %{{.*}} :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.slice
+// CHECK-NEXT:      spectral.channel_mix
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[Y:.*]] = spectral.fusion %[[M]], %{{.*}} :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.pad
+// CHECK-NEXT:      spectral.irfft
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.gelu
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[Y]]
+func.func @spectral_conv(%x: tensor<4x8x128xf32>, %weights: tensor<8x8x16xcomplex<f32>>,
+                         %bias: tensor<8x1xf32>) -> tensor<4x8x128xf32> {
+  // expected-remark @below {{consumer 'spectral.slice' (}}
+  %spectrum = spectral.rfft %x axes [2] : tensor<4x8x128xf32>
+  %low = spectral.slice %spectrum start [0, 0, 0] limit [4, 8, 16]
+      : tensor<4x8x65xcomplex<f32>>
+  // expected-remark @below {{consumer 'spectral.pad' (}}
+  %mixed = spectral.channel_mix %low, %weights
+      : tensor<4x8x16xcomplex<f32>>, tensor<8x8x16xcomplex<f32>>
+  %full = spectral.pad %mixed low [0, 0, 0] high [0, 0, 49]
+      : tensor<4x8x16xcomplex<f32>>
+  %y = spectral.irfft %full axes [2] length 128 : tensor<4x8x65xcomplex<f32>>
+  %biased = spectral.add %y, %bias : tensor<4x8x128xf32>, tensor<8x1xf32>
+  %out = spectral.gelu %biased : tensor<4x8x128xf32>
+  return %out : tensor<4x8x128xf32>
+}
+
+// -----
+
+// A producer also used elsewhere is not recomputed in a load.
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-NEXT:    spectral.conj
+// CHECK-NEXT:    spectral.fft
+// CHECK-NEXT:    return
+func.func @shared_producer(%x: tensor<16xcomplex<f32>>)
+    -> (tensor<16xcomplex<f32>>, tensor<16xcomplex<f32>>) {
+  // expected-remark @below {{not fused with its consumer 'spectral.fft'}}
+  %c = spectral.conj %x : tensor<16xcomplex<f32>>
+  %f = spectral.fft %c axes [0] : tensor<16xcomplex<f32>>
+  return %f, %c : tensor<16xcomplex<f32>>, tensor<16xcomplex<f32>>
+}
+
+// -----
+
+// What a store or a load refuses: an op moving elements, a second anchor, a
+// value of another shape, a value computed from the group's results, an op
+// that can fail (it keeps its own kernel, whose error word names it).
+// CHECK-LABEL: func.func @refusals
+// CHECK-NEXT:    %[[F:.*]] = spectral.fft
+// CHECK-NEXT:    %[[T:.*]] = spectral.transpose %[[F]]
+// CHECK-NEXT:    %[[Q:.*]] = spectral.div
+// CHECK-NEXT:    %[[G:.*]] = spectral.fusion %[[Q]], %[[F]]
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.cast
+// CHECK-NEXT:      spectral.fft
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[W:.*]] = spectral.fusion %[[G]]
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.reduce_sum
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[B:.*]] = spectral.mul %[[G]], %[[W]]
+// CHECK-NEXT:    return %[[T]], %[[B]]
+func.func @refusals(%x: tensor<4x16xcomplex<f32>>, %n: tensor<4x16xi32>, %d: tensor<4x16xi32>)
+    -> (tensor<16x4xcomplex<f32>>, tensor<4x16xcomplex<f32>>) {
+  // expected-remark @below {{): it moves elements, so it would read the anchor's result at another element}}
+  // expected-remark-re @below {{consumer 'spectral.fft' ({{.*}}anchors a kernel of its own}}
+  %f = spectral.fft %x axes [1] : tensor<4x16xcomplex<f32>>
+  %t = spectral.transpose %f perm [1, 0] : tensor<4x16xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.cast' ({{.*}}it can fail at run time (integer division by zero), which a fused load cannot report}}
+  %q = spectral.div %n, %d : tensor<4x16xi32>, tensor<4x16xi32>
+  %c = spectral.cast %q : tensor<4x16xi32> to tensor<4x16xcomplex<f32>>
+  %g = spectral.fft %f axes [0] : tensor<4x16xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.reduce_sum' ({{.*}}'spectral.reduce_sum' ({{.*}}anchors a kernel of its own}}
+  // expected-remark-re @below {{consumer 'spectral.mul' ({{.*}}it also reads a value computed from the group's own results}}
+  %s = spectral.add %g, %c : tensor<4x16xcomplex<f32>>, tensor<4x16xcomplex<f32>>
+  %r = spectral.reduce_sum %s axes [1] keepdims : tensor<4x16xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.mul' ({{.*}}its result's shape differs from the anchor's}}
+  %w = spectral.exp %r : tensor<4x1xcomplex<f32>>
+  %b = spectral.mul %s, %w : tensor<4x16xcomplex<f32>>, tensor<4x1xcomplex<f32>>
+  return %t, %b : tensor<16x4xcomplex<f32>>, tensor<4x16xcomplex<f32>>
+}
+
+// -----
+
+// The division reads the reduction of its own operand: joining the exp's
+// kernel would make a region that reads its own result.
+// CHECK-LABEL: func.func @no_cycle
+// CHECK-NEXT:    %[[E:.*]] = spectral.exp
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[E]]
+// CHECK-NEXT:    %[[R:.*]] = spectral.div %[[E]], %[[S]]
+// CHECK-NEXT:    return %[[R]]
+func.func @no_cycle(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  // expected-remark-re @below {{consumer 'spectral.reduce_sum' ({{.*}}its result is also used by 'spectral.div'}}
+  // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}it also reads a value computed from the chain's own results}}
+  %e = spectral.exp %x : tensor<4x16xf32>
+  // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}its result's shape differs from the anchor's}}
+  %s = spectral.reduce_sum %e axes [1] keepdims : tensor<4x16xf32>
+  %r = spectral.div %e, %s : tensor<4x16xf32>, tensor<4x1xf32>
+  return %r : tensor<4x16xf32>
+}
+
+// -----
+
+// Views alone make no kernel, and one op is no region.
+// CHECK-LABEL: func.func @views_alone
+// CHECK-NEXT:    spectral.reshape
+// CHECK-NEXT:    spectral.reshape
+// CHECK-NEXT:    spectral.neg
+// CHECK-NEXT:    return
+func.func @views_alone(%x: tensor<4x8xf32>, %y: tensor<3xf32>) -> (tensor<2x16xf32>, tensor<3xf32>) {
+  %a = spectral.reshape %x : tensor<4x8xf32> -> tensor<32xf32>
+  %b = spectral.reshape %a : tensor<32xf32> -> tensor<2x16xf32>
+  %n = spectral.neg %y : tensor<3xf32>
+  return %b, %n : tensor<2x16xf32>, tensor<3xf32>
+}
+
+// -----
+
+// A region goes where its last op was; a region it reads moves before it.
+// CHECK-LABEL: func.func @reordered
+// CHECK-NEXT:    %[[D:.*]]:2 = spectral.fusion %{{.*}} :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.neg
+// CHECK-NEXT:      spectral.mul
+// CHECK-NEXT:      spectral.tanh
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[C:.*]] = spectral.fusion %{{.*}}, %[[D]]#0 :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[C]], %[[D]]#1
+func.func @reordered(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+  %a = spectral.exp %x : tensor<8xf32>
+  // expected-remark-re @below {{consumer 'spectral.add' ({{.*}}its result is also used by 'spectral.mul'}}
+  %b = spectral.neg %y : tensor<8xf32>
+  %c = spectral.add %a, %b : tensor<8xf32>, tensor<8xf32>
+  %d = spectral.mul %b, %b : tensor<8xf32>, tensor<8xf32>
+  %e = spectral.tanh %d : tensor<8xf32>
+  return %c, %e : tensor<8xf32>, tensor<8xf32>
+}

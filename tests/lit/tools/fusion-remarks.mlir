@@ -1,0 +1,20 @@
+// spectral-run fuses by default and says why a pair stayed apart with
+// --fusion-remarks; --no-fuse compiles every op as its own kernel.
+
+// RUN: spectral-run %s --device=host --random-inputs --benchmark=1 --fusion-remarks 2>&1 >/dev/null | FileCheck %s --check-prefix=FUSED
+// FUSED: fusion-remarks.mlir:[[@LINE+10]]:8: remark: not fused with its consumer 'spectral.transpose' ({{.*}}fusion-remarks.mlir:[[@LINE+11]]:8): it moves elements
+// FUSED-NOT: see current operation
+// FUSED: compile: {{.*}}; 2 kernels:
+
+// RUN: spectral-run %s --device=host --random-inputs --benchmark=1 --no-fuse 2>&1 >/dev/null | FileCheck %s --check-prefix=UNFUSED
+// UNFUSED-NOT: remark
+// UNFUSED: compile: {{.*}}; 5 kernels:
+
+func.func @main(%x: tensor<4x16xcomplex<f32>>) -> tensor<16x4xf32> {
+  %s = spectral.mul %x, %x : tensor<4x16xcomplex<f32>>, tensor<4x16xcomplex<f32>>
+  %f = spectral.fft %s axes [1] : tensor<4x16xcomplex<f32>>
+  %t = spectral.transpose %f perm [1, 0] : tensor<4x16xcomplex<f32>>
+  %r = spectral.real %t : tensor<16x4xcomplex<f32>>
+  %e = spectral.exp %r : tensor<16x4xf32>
+  return %e : tensor<16x4xf32>
+}
