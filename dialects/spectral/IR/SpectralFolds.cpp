@@ -10,6 +10,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -403,4 +404,105 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
       return DenseElementsAttr::get(cast<ShapedType>(getType()),
                                     dense.getSplatValue<Attribute>());
   return {};
+}
+
+//===----------------------------------------------------------------------===//
+// Canonicalization patterns
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// `shape` with leading 1s up to `rank`.
+SmallVector<int64_t> alignedTo(ArrayRef<int64_t> shape, int64_t rank) {
+  SmallVector<int64_t> aligned(rank - int64_t(shape.size()), 1);
+  llvm::append_range(aligned, shape);
+  return aligned;
+}
+
+/// numpy broadcasting of two shapes; nothing when they do not broadcast.
+std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  int64_t rank = std::max(a.size(), b.size());
+  SmallVector<int64_t> x = alignedTo(a, rank), y = alignedTo(b, rank), out;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (x[d] != y[d] && x[d] != 1 && y[d] != 1)
+      return std::nullopt;
+    out.push_back(x[d] == 1 ? y[d] : x[d]);
+  }
+  return out;
+}
+
+/// sum_P a * b = a' * sum_P b (and the same for the mean) when the factor a
+/// is constant along the reduced axes P (a size-1 or missing dim at each)
+/// and b spans them (the product's size at each): the reduction reads b
+/// instead of the broadcast product, which is never formed (PureFFT's
+/// pattern weights times the features become one scale per layer). a' is a
+/// reshaped to the result's rank when the reduced dims are dropped. Floats
+/// reassociate, as in the folds above; integers wrap, and the identity holds
+/// modulo 2^n.
+template <typename ReduceOp>
+struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern<ReduceOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceOp op, PatternRewriter &rewriter) const override {
+    auto product = op.getX().template getDefiningOp<MulOp>();
+    if (!product || !product->hasOneUse())
+      return failure();
+    auto full = cast<RankedTensorType>(product.getType());
+    int64_t rank = full.getRank();
+    ArrayRef<int64_t> axes = op.getAxes();
+    if (llvm::all_of(axes, [&](int64_t p) { return full.getDimSize(p) == 1; }))
+      return failure(); // nothing is summed
+    for (int side = 0; side < 2; ++side) {
+      Value factor = side == 0 ? product.getLhs() : product.getRhs();
+      Value other = side == 0 ? product.getRhs() : product.getLhs();
+      auto factorType = cast<RankedTensorType>(factor.getType());
+      auto otherType = cast<RankedTensorType>(other.getType());
+      SmallVector<int64_t> aligned = alignedTo(factorType.getShape(), rank);
+      if (otherType.getRank() != rank ||
+          !llvm::all_of(axes, [&](int64_t p) {
+            return aligned[p] == 1 && otherType.getDimSize(p) == full.getDimSize(p);
+          }))
+        continue;
+
+      SmallVector<int64_t> scaleShape(factorType.getShape());
+      if (!op.getKeepdims()) {
+        scaleShape.clear();
+        for (int64_t d = 0; d < rank; ++d)
+          if (!llvm::is_contained(axes, d))
+            scaleShape.push_back(aligned[d]);
+      }
+      SmallVector<int64_t> reducedShape;
+      for (int64_t d = 0; d < rank; ++d) {
+        bool summed = llvm::is_contained(axes, d);
+        if (!summed || op.getKeepdims())
+          reducedShape.push_back(summed ? 1 : otherType.getDimSize(d));
+      }
+      auto resultType = cast<RankedTensorType>(op.getType());
+      std::optional<SmallVector<int64_t>> shape = broadcastShapes(scaleShape, reducedShape);
+      if (!shape || ArrayRef<int64_t>(*shape) != resultType.getShape())
+        continue;
+
+      Location loc = op.getLoc();
+      Value reduced =
+          rewriter.create<ReduceOp>(loc, other, op.getAxesAttr(), op.getKeepdimsAttr());
+      Value scale = factor;
+      if (ArrayRef<int64_t>(scaleShape) != factorType.getShape())
+        scale = rewriter.create<ReshapeOp>(
+            loc, RankedTensorType::get(scaleShape, factorType.getElementType()), factor);
+      Value lhs = side == 0 ? scale : reduced, rhs = side == 0 ? reduced : scale;
+      rewriter.replaceOpWithNewOp<MulOp>(op, resultType, lhs, rhs);
+      return success();
+    }
+    return failure();
+  }
+};
+
+} // namespace
+
+void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<FactorOutOfReduction<ReduceSumOp>>(context);
+}
+
+void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<FactorOutOfReduction<ReduceMeanOp>>(context);
 }

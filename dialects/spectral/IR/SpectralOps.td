@@ -317,9 +317,11 @@ class Spectral_ReduceOp<string mnemonic, Type operandType>
 
 def Spectral_ReduceSumOp : Spectral_ReduceOp<"reduce_sum", Spectral_NumericTensor> {
   let summary = "sum over axes";
+  let hasCanonicalizer = 1;  // a factor constant along the axes moves out
 }
 def Spectral_ReduceMeanOp : Spectral_ReduceOp<"reduce_mean", Spectral_FloatTensor> {
   let summary = "mean over axes";
+  let hasCanonicalizer = 1;  // a factor constant along the axes moves out
 }
 def Spectral_ReduceMaxOp : Spectral_ReduceOp<"reduce_max", Spectral_RealOrIntTensor> {
   let summary = "maximum over axes; NaN wins; over an empty axis undefined";

@@ -721,3 +721,79 @@ func.func @fold_in_fusion(%c: tensor<8xcomplex<f32>>, %r: tensor<8xf32>) -> (ten
   }
   return %0#0, %0#1 : tensor<8xcomplex<f32>>, tensor<8xf32>
 }
+
+// -----
+
+//===----------------------------------------------------------------------===//
+// A factor constant along the reduced axes moves out of the reduction
+//===----------------------------------------------------------------------===//
+
+// PureFFT's shape: features [B,1,F] times pattern weights [1,P,F], summed
+// over the patterns: the [B,P,F] product is never formed.
+// CHECK-LABEL: func.func @factor_out_of_sum
+// CHECK-SAME:    (%[[W:.*]]: tensor<1x8x16xf32>, %[[X:.*]]: tensor<4x1x16xf32>)
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[W]] axes [1] : tensor<1x8x16xf32>
+// CHECK-NEXT:    %[[R:.*]] = spectral.reshape %[[X]] : tensor<4x1x16xf32> -> tensor<4x16xf32>
+// CHECK-NEXT:    %[[M:.*]] = spectral.mul %[[R]], %[[S]] : tensor<4x16xf32>, tensor<1x16xf32>
+// CHECK-NEXT:    return %[[M]]
+func.func @factor_out_of_sum(%w: tensor<1x8x16xf32>, %x: tensor<4x1x16xf32>) -> tensor<4x16xf32> {
+  %p = spectral.mul %x, %w : tensor<4x1x16xf32>, tensor<1x8x16xf32>
+  %s = spectral.reduce_sum %p axes [1] : tensor<4x8x16xf32>
+  return %s : tensor<4x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @factor_out_of_mean_keepdims
+// CHECK-SAME:    (%[[W:.*]]: tensor<1x8x16xcomplex<f32>>, %[[X:.*]]: tensor<4x1x16xcomplex<f32>>)
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_mean %[[W]] axes [1] keepdims
+// CHECK-NEXT:    %[[M:.*]] = spectral.mul %[[S]], %[[X]] : tensor<1x1x16xcomplex<f32>>, tensor<4x1x16xcomplex<f32>>
+// CHECK-NEXT:    return %[[M]]
+func.func @factor_out_of_mean_keepdims(%w: tensor<1x8x16xcomplex<f32>>, %x: tensor<4x1x16xcomplex<f32>>)
+    -> tensor<4x1x16xcomplex<f32>> {
+  %p = spectral.mul %w, %x : tensor<1x8x16xcomplex<f32>>, tensor<4x1x16xcomplex<f32>>
+  %s = spectral.reduce_mean %p axes [1] keepdims : tensor<4x8x16xcomplex<f32>>
+  return %s : tensor<4x1x16xcomplex<f32>>
+}
+
+// -----
+
+// A factor of lower rank broadcasts along the leading axes.
+// CHECK-LABEL: func.func @factor_of_lower_rank
+// CHECK-SAME:    (%[[A:.*]]: tensor<16xi32>, %[[B:.*]]: tensor<8x16xi32>)
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[B]] axes [0]
+// CHECK-NEXT:    %[[M:.*]] = spectral.mul %[[A]], %[[S]] : tensor<16xi32>, tensor<16xi32>
+// CHECK-NEXT:    return %[[M]]
+func.func @factor_of_lower_rank(%a: tensor<16xi32>, %b: tensor<8x16xi32>) -> tensor<16xi32> {
+  %p = spectral.mul %a, %b : tensor<16xi32>, tensor<8x16xi32>
+  %s = spectral.reduce_sum %p axes [0] : tensor<8x16xi32>
+  return %s : tensor<16xi32>
+}
+
+// -----
+
+// Not moved: both factors vary along the axis; the other factor does not
+// span the axis (a sum of a broadcast); the product is used elsewhere too;
+// a maximum.
+// CHECK-LABEL: func.func @factor_stays
+// CHECK:         spectral.mul
+// CHECK-NEXT:    spectral.reduce_sum
+// CHECK-NEXT:    spectral.mul
+// CHECK-NEXT:    spectral.reduce_sum
+// CHECK-NEXT:    spectral.mul
+// CHECK-NEXT:    spectral.reduce_sum
+// CHECK-NEXT:    spectral.mul
+// CHECK-NEXT:    spectral.reduce_max
+func.func @factor_stays(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %c: tensor<1x16xf32>,
+                        %d: tensor<16xf32>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16xf32>, tensor<16xf32>) {
+  %p = spectral.mul %a, %b : tensor<8x16xf32>, tensor<8x16xf32>
+  %s = spectral.reduce_sum %p axes [0] : tensor<8x16xf32>
+  %q = spectral.mul %c, %d : tensor<1x16xf32>, tensor<16xf32>
+  %t = spectral.reduce_sum %q axes [0] : tensor<1x16xf32>
+  %u = spectral.mul %a, %d : tensor<8x16xf32>, tensor<16xf32>
+  %v = spectral.reduce_sum %u axes [0] : tensor<8x16xf32>
+  %w = spectral.mul %a, %d : tensor<8x16xf32>, tensor<16xf32>
+  %m = spectral.reduce_max %w axes [0] : tensor<8x16xf32>
+  return %s, %t, %v, %u, %m : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16xf32>, tensor<16xf32>
+}

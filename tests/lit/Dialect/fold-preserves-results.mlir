@@ -37,6 +37,8 @@
 // RUN: spectral-run %t --function=irfft_of_rfft --random-inputs --seed=5 | diff %t.irfft_of_rfft -
 // RUN: spectral-run %s --function=fold_add_mul_div --random-inputs --seed=5 > %t.fold_add_mul_div
 // RUN: spectral-run %t --function=fold_add_mul_div --random-inputs --seed=5 | diff %t.fold_add_mul_div -
+// RUN: spectral-run %s --function=factor_out_of_reduction --random-inputs --seed=5 > %t.factor_out_of_reduction
+// RUN: spectral-run %t --function=factor_out_of_reduction --random-inputs --seed=5 | diff %t.factor_out_of_reduction -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -191,4 +193,17 @@ func.func @fold_add_mul_div() -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xi64
   %e = spectral.mul %c, %d : tensor<2xcomplex<f64>>, tensor<complex<f64>>
   %f = spectral.div %e, %d : tensor<2xcomplex<f64>>, tensor<complex<f64>>
   return %q, %r, %k, %f : tensor<2x3xf32>, tensor<2x3xf32>, tensor<3xi64>, tensor<2xcomplex<f64>>
+}
+
+// FOLDED-LABEL: func.func @factor_out_of_reduction
+// FOLDED-NOT:     tensor<3x5x4x
+// FOLDED:         return
+func.func @factor_out_of_reduction(%x: tensor<3x1x4xf64>, %w: tensor<1x5x4xf64>,
+                                   %c: tensor<1x5x4xcomplex<f64>>, %z: tensor<3x1x4xcomplex<f64>>)
+    -> (tensor<3x4xf64>, tensor<3x1x4xcomplex<f64>>) {
+  %p = spectral.mul %x, %w : tensor<3x1x4xf64>, tensor<1x5x4xf64>
+  %s = spectral.reduce_sum %p axes [1] : tensor<3x5x4xf64>
+  %q = spectral.mul %c, %z : tensor<1x5x4xcomplex<f64>>, tensor<3x1x4xcomplex<f64>>
+  %m = spectral.reduce_mean %q axes [1] keepdims : tensor<3x5x4xcomplex<f64>>
+  return %s, %m : tensor<3x4xf64>, tensor<3x1x4xcomplex<f64>>
 }
