@@ -4,6 +4,7 @@
 #include "compiler/Codegen/Codegen.h"
 #include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
+#include "compiler/Planning/BufferPlan.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -62,7 +63,9 @@ llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &option
     return llvm::createStringError("no function @" + options.function + " (there is:" +
                                    (names.empty() ? " none" : names) + ")");
   }
-  return codegen::compileFunction(function);
+  llvm::Expected<Program> program = codegen::compileFunction(function);
+  if (program && options.reuseBuffers) planning::planBuffers(*program);
+  return program;
 }
 
 llvm::Expected<std::unique_ptr<Executable>> jitCompile(ModuleOp module, Device &device,

@@ -1,8 +1,7 @@
 //===- Jit.h - one call from a .mlir func to a loaded Executable -*- C++ -*-===//
 //
 // Parse (or take a module), simplify (spectral-simplify), fuse (spectral-fuse),
-// codegen, load on a
-// Device. The tools use it, and the embedding API will. Errors are values
+// codegen, plan buffers (compiler/Planning/BufferPlan.h), load on a Device. The tools use it, and the embedding API will. Errors are values
 // with the messages the tools print (file:line:col where a location exists).
 //
 //===----------------------------------------------------------------------===//
@@ -26,6 +25,7 @@ struct JitOptions {
   bool simplify = true;  // run spectral-simplify before codegen
   bool fuse = true;      // then spectral-fuse: ops into spectral.fusion regions
   bool fusionRemarks = false;  // spectral-fuse remarks on unfused pairs (to the diagnostics)
+  bool reuseBuffers = true;    // temporaries share storage when their lives do not meet
   int compileThreads = 0;  // parallel kernel compiles at load (0: hardware threads)
 };
 
@@ -37,7 +37,7 @@ llvm::Expected<mlir::OwningOpRef<mlir::ModuleOp>> parseFile(mlir::MLIRContext &c
                                                             const std::string &path);
 
 /// The Program of `options.function` in `module` (simplified and fused in
-/// place first, as options say).
+/// place first, as options say), its temporaries planned.
 llvm::Expected<Program> compileProgram(mlir::ModuleOp module, const JitOptions &options);
 
 /// compileProgram, then Executable::load on `device`.

@@ -3,6 +3,7 @@
 
 #include "compiler/Codegen/CodegenContext.h"
 #include "compiler/Codegen/Constants.h"
+#include "compiler/Codegen/Cost.h"
 #include "compiler/Codegen/Elementwise.h"
 #include "compiler/Codegen/FusedContractions.h"
 #include "compiler/Codegen/FusedReductions.h"
@@ -10,6 +11,8 @@
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <algorithm>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -90,11 +93,36 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
   return llvm::Error::success();
 }
 
+/// Shares `op`'s nominal FLOPs among the kernels its lowering added (from
+/// step `firstStep` on), per launch in proportion to the bytes each moves. A
+/// kernel met before (the same unit for an earlier op) keeps its count; a
+/// region lowered op by op was costed op by op already.
+void costKernels(CodegenContext &context, Operation *op, size_t firstStep) {
+  Program &program = context.builder.program();
+  const size_t firstKernel = context.costedKernels;
+  context.costedKernels = program.kernels.size();
+  double weight = 0;
+  auto bytesOf = [&](const KernelDesc &kernel) {
+    return double(std::max<int64_t>(1, kernel.bytes_read + kernel.bytes_written));
+  };
+  for (size_t s = firstStep; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    if (step.kind == Step::Kind::kLaunch && size_t(step.kernel) >= firstKernel)
+      weight += bytesOf(program.kernels[step.kernel]);
+  }
+  if (weight == 0) return;
+  const double flops = double(nominalFlops(op));
+  for (size_t k = firstKernel; k < program.kernels.size(); ++k)
+    program.kernels[k].flops = int64_t(flops * bytesOf(program.kernels[k]) / weight + 0.5);
+}
+
 llvm::Error lowerBlock(CodegenContext &context, Block &block,
                        llvm::SmallVectorImpl<Value> *yielded) {
   for (Operation &op : block) {
+    const size_t firstStep = context.builder.program().steps.size();
     if (auto fusion = dyn_cast<sp::FusionOp>(op)) {
       if (llvm::Error error = lowerFusion(context, fusion)) return error;
+      costKernels(context, fusion, firstStep);
       continue;
     }
     if (isa<func::ReturnOp, sp::YieldOp>(op)) {
@@ -107,6 +135,7 @@ llvm::Error lowerBlock(CodegenContext &context, Block &block,
       continue;
     }
     if (llvm::Error error = lowerOp(context, &op)) return error;
+    costKernels(context, &op, firstStep);
   }
   return llvm::Error::success();
 }

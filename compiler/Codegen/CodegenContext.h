@@ -26,6 +26,9 @@ public:
   explicit CodegenContext(ProgramBuilder &builder) : builder(builder) {}
 
   ProgramBuilder &builder;
+  /// Kernels [0, costedKernels) have their FLOPs (Codegen.cpp shares an op's
+  /// nominal FLOPs among the kernels it adds).
+  size_t costedKernels = 0;
 
   /// The buffer holding `value` (it must have one already).
   int bufferOf(mlir::Value value) const;

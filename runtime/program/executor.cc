@@ -33,7 +33,7 @@ struct Executable::State {
 
   ~State() {
     for (size_t id = 0; id < storage.size(); ++id)
-      if (program.buffers[id].role != BufferRole::kView && storage[id])
+      if (program.storage_of(int(id)) == int(id) && storage[id])
         (void)device->release(storage[id]);
   }
 };
@@ -93,7 +93,7 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
   state->storage.assign(p.buffers.size(), nullptr);
   for (size_t id = 0; id < p.buffers.size(); ++id) {
     const BufferDesc& buffer = p.buffers[id];
-    if (buffer.role == BufferRole::kView) continue;
+    if (p.storage_of(int(id)) != int(id)) continue;
     StatusOr<void*> pointer = device.allocate(size_t(buffer.bytes()));
     if (!pointer)
       return Status::error("allocating buffer '" + buffer.name + "' (" +
@@ -107,8 +107,7 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
     }
   }
   for (size_t id = 0; id < p.buffers.size(); ++id)
-    if (p.buffers[id].role == BufferRole::kView)
-      state->storage[id] = state->storage[p.buffers[id].view_of];
+    state->storage[id] = state->storage[p.storage_of(int(id))];
 
   if (stats) {
     stats->kernels = int(p.kernels.size());

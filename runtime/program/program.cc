@@ -46,7 +46,10 @@ int64_t BufferDesc::elements() const {
 int64_t BufferDesc::bytes() const { return elements() * dtype_size(dtype); }
 
 int Program::storage_of(int id) const {
-  return buffers[id].role == BufferRole::kView ? buffers[id].view_of : id;
+  // At most two hops (validate): a view of an alias of a temporary.
+  while (buffers[id].role == BufferRole::kView || buffers[id].role == BufferRole::kAlias)
+    id = buffers[id].view_of;
+  return id;
 }
 
 namespace {
@@ -72,6 +75,12 @@ Status Program::validate() const {
       if (buffers[b.view_of].bytes() != b.bytes())
         return Status::error(name + " views a buffer of another size");
     }
+    if (b.role == BufferRole::kAlias) {
+      if (!valid_id(b.view_of, count) || buffers[b.view_of].role != BufferRole::kTemporary)
+        return Status::error(name + " is lent the bytes of a buffer that is not a temporary");
+      if (buffers[b.view_of].bytes() < b.bytes())
+        return Status::error(name + " is lent the bytes of a smaller buffer");
+    }
     if (b.role == BufferRole::kConstant) {
       if (!valid_id(b.constant, constants.size()))
         return Status::error(name + " names a missing constant");
@@ -85,6 +94,9 @@ Status Program::validate() const {
       return Status::error("input " + std::to_string(id) + " is not an input buffer");
   for (int id : outputs)
     if (!valid_id(id, count)) return Status::error("output " + std::to_string(id) + " is invalid");
+  std::vector<bool> lent(count, false);
+  for (const BufferDesc& b : buffers)
+    if (b.role == BufferRole::kAlias && valid_id(b.view_of, count)) lent[b.view_of] = true;
   std::vector<int> error_word_owner(count, -1);
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
@@ -99,6 +111,9 @@ Status Program::validate() const {
             (!valid_id(step.error_word, count) || buffers[step.error_word].bytes() != 8 ||
              buffers[step.error_word].role != BufferRole::kTemporary))
           return Status::error(step_name(s, step) + " has an invalid error word");
+        // Error words are read after the last step: their bytes are never lent.
+        if (step.error_word >= 0 && lent[step.error_word])
+          return Status::error(step_name(s, step) + " has an error word lent to another buffer");
         // Each launch zeroes its word first: a shared one would lose reports.
         if (step.error_word >= 0 && error_word_owner[step.error_word] >= 0)
           return Status::error(step_name(s, step) + " shares its error word with step " +
@@ -134,6 +149,20 @@ int64_t Program::bytes_moved() const {
     else
       total += buffers[step.target].bytes();
   }
+  return total;
+}
+
+int64_t Program::flops() const {
+  int64_t total = 0;
+  for (const Step& step : steps)
+    if (step.kind == Step::Kind::kLaunch) total += kernels[step.kernel].flops;
+  return total;
+}
+
+int64_t Program::storage_bytes() const {
+  int64_t total = 0;
+  for (size_t id = 0; id < buffers.size(); ++id)
+    if (storage_of(int(id)) == int(id)) total += buffers[id].bytes();
   return total;
 }
 

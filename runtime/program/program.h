@@ -35,6 +35,8 @@ enum class BufferRole : uint8_t {
   kConstant,   // bytes from Program::constants, uploaded once at load
   kTemporary,  // written and read by steps of one run
   kView,       // the bytes of `view_of`, seen with another shape
+  kAlias,      // a temporary lent the first bytes of `view_of`, a temporary no step
+               // uses while this one is live (the memory plan, compiler/Planning/BufferPlan.h)
 };
 
 struct BufferDesc {
@@ -42,7 +44,8 @@ struct BufferDesc {
   DType dtype = DType::kFloat32;
   std::vector<int64_t> shape;
   BufferRole role = BufferRole::kTemporary;
-  int view_of = -1;  // kView: the buffer whose bytes it shares (never itself a view)
+  int view_of = -1;  // kView: the buffer whose bytes it shares (not a view); kAlias: the
+                     // temporary that lends them
   int constant = -1; // kConstant: index into Program::constants
   int64_t bytes() const;
   int64_t elements() const;
@@ -54,6 +57,7 @@ struct KernelDesc {
   std::string ops;          // the ops it computes, "spectral.fft (graph.mlir:4:8), ..."
   int64_t bytes_read = 0;   // bytes of its arguments read per launch, for reports
   int64_t bytes_written = 0;
+  int64_t flops = 0;        // floating-point operations per launch (nominal), for reports
 };
 
 /// A launch argument: a buffer's device address or a scalar.
@@ -100,13 +104,17 @@ struct Program {
   std::vector<int> inputs;   // buffer ids of the arguments, in order
   std::vector<int> outputs;  // buffer ids of the results, in order (may repeat, or be inputs)
 
-  /// The buffer whose storage `id` uses (itself unless a view).
+  /// The buffer whose storage `id` uses (itself unless a view or alias).
   int storage_of(int id) const;
   /// Checks ids, roles, view targets, constant sizes and step arguments; the
   /// error names the step or buffer. The executor refuses a Program that fails.
   Status validate() const;
   /// Bytes moved per run: what the launches read and write, plus copies.
   int64_t bytes_moved() const;
+  /// Floating-point operations per run (the launches' nominal counts).
+  int64_t flops() const;
+  /// Device memory the buffers hold: every storage buffer once.
+  int64_t storage_bytes() const;
 };
 
 }  // namespace spectral

@@ -11,6 +11,7 @@
 #include "compiler/Reference/Evaluator.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 #include "runtime/program/kernel_dump.h"
+#include "runtime/program/report.h"
 #include "runtime/tensor/npy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -84,6 +85,13 @@ llvm::cl::opt<bool> fusionRemarks(
     "fusion-remarks", llvm::cl::cat(category),
     llvm::cl::desc("remark, at the op, on every producer/consumer pair spectral-fuse left in "
                    "different kernels, and why"));
+llvm::cl::opt<bool> noBufferReuse(
+    "no-buffer-reuse", llvm::cl::cat(category),
+    llvm::cl::desc("give every temporary storage of its own (skip the memory plan)"));
+llvm::cl::opt<bool> report(
+    "report", llvm::cl::cat(category),
+    llvm::cl::desc("print per kernel and in total: bytes moved against the minimum, FLOPs, "
+                   "device memory, and roofline estimates on an A100 and an H100"));
 llvm::cl::opt<std::string> dumpKernels(
     "dump-kernels", llvm::cl::cat(category),
     llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
@@ -218,6 +226,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
   options.function = functionName;
   options.fuse = !noFuse;
   options.fusionRemarks = fusionRemarks;
+  options.reuseBuffers = !noBufferReuse;
   auto start = std::chrono::steady_clock::now();
   llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(*copy, options);
   if (!program)
@@ -234,6 +243,8 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
       return fail("--dump-kernels=" + dumpDir + ": " + summary.status().message());
     llvm::errs() << summary.value();
   }
+  if (report)
+    llvm::errs() << ::spectral::format_report(*program);
   ::spectral::LoadStats stats;
   ::spectral::StatusOr<std::unique_ptr<::spectral::Executable>> executable =
       ::spectral::Executable::load(std::move(*program), **device, &stats);
@@ -396,9 +407,9 @@ int main(int argc, char **argv) {
     return fail("--validate-tolerance must be at least 0, got " +
                 std::to_string(double(validateTolerance)));
   if (deviceName == "reference") {
-    if (validate || benchmark || !dumpKernels.empty())
-      return fail("--validate, --benchmark and --dump-kernels need a device that runs "
-                  "kernels (auto, cuda or host)");
+    if (validate || benchmark || report || !dumpKernels.empty())
+      return fail("--validate, --benchmark, --report and --dump-kernels need a device that "
+                  "runs kernels (auto, cuda or host)");
     llvm::Expected<std::vector<Tensor>> evaluated =
         ::spectral::reference::evaluate(function, arguments);
     if (!evaluated)

@@ -1,6 +1,7 @@
 // program_test.cc - the Program's checks and the executor on the host device.
 #include "runtime/program/executor.h"
 #include "runtime/program/program.h"
+#include "runtime/program/report.h"
 
 #include <gtest/gtest.h>
 
@@ -96,6 +97,81 @@ TEST(Program, ValidateNamesWhatIsWrong) {
   constant.constants.push_back(std::vector<uint8_t>(4));
   EXPECT_NE(constant.validate().message().find("holds 4 constant bytes, expected 8"),
             std::string::npos);
+}
+
+/// x -> a = 2x -> b = 2a -> c = 2b, with c lent a's bytes (a is dead by then).
+Program chain_with_alias() {
+  Program p;
+  p.function = "chain";
+  p.buffers = {buffer("x", DType::kFloat32, {4}, BufferRole::kInput),
+               buffer("a", DType::kFloat32, {8}, BufferRole::kTemporary),
+               buffer("b", DType::kFloat32, {4}, BufferRole::kTemporary),
+               buffer("c", DType::kFloat32, {4}, BufferRole::kAlias),
+               buffer("c2", DType::kFloat32, {2, 2}, BufferRole::kView)};
+  p.buffers[3].view_of = 1;
+  p.buffers[4].view_of = 3;
+  p.inputs = {0};
+  p.outputs = {4};
+  p.kernels.push_back({{kDouble, "double_it"}, "test.double (t.mlir:1:1)", 16, 16, 4});
+  for (auto [in, out] : {std::pair{0, 1}, {1, 2}, {2, 3}}) {
+    Step step;
+    step.kernel = 0;
+    step.grid = {1, 1, 1};
+    step.block = {32, 1, 1};
+    step.args = {StepArg::of_buffer(in), StepArg::of_buffer(out), StepArg::i64(4),
+                 StepArg::i64(0)};
+    p.steps.push_back(step);
+  }
+  return p;
+}
+
+TEST(Program, AliasesAreLentByLargerTemporaries) {
+  Program p = chain_with_alias();
+  ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
+  EXPECT_EQ(p.storage_of(4), 1);  // a view of an alias: two hops
+  EXPECT_EQ(p.storage_bytes(), 16 + 32 + 16);
+  Program smaller = chain_with_alias();
+  smaller.buffers[1].shape = {2};
+  EXPECT_NE(smaller.validate().message().find("is lent the bytes of a smaller buffer"),
+            std::string::npos);
+  Program of_input = chain_with_alias();
+  of_input.buffers[3].view_of = 0;
+  EXPECT_NE(of_input.validate().message().find("not a temporary"), std::string::npos);
+  Program lent_word = doubling(true);
+  lent_word.buffers.push_back(buffer("w", DType::kFloat32, {2}, BufferRole::kAlias));
+  lent_word.buffers.back().view_of = 3;
+  EXPECT_NE(lent_word.validate().message().find("error word lent to another buffer"),
+            std::string::npos)
+      << lent_word.validate().message();
+}
+
+TEST(Executor, RunsTemporariesThatShareStorage) {
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(chain_with_alias(), host());
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(outputs[0].bytes, floats({8, 16, 24, 32}).bytes);
+}
+
+TEST(Report, CountsPerKernelAgainstTheMinimum) {
+  ProgramReport r = report_program(chain_with_alias());
+  ASSERT_EQ(r.kernels.size(), 1u);
+  EXPECT_EQ(r.kernels[0].entry, "double_it");
+  EXPECT_EQ(r.kernels[0].launches, 3);
+  EXPECT_EQ(r.kernels[0].bytes, 3 * 32);
+  EXPECT_EQ(r.kernels[0].flops, 3 * 4);
+  EXPECT_EQ(r.bytes_moved, 96);
+  EXPECT_EQ(r.input_bytes, 16);
+  EXPECT_EQ(r.output_bytes, 16);
+  EXPECT_EQ(r.minimum_bytes, 32);
+  EXPECT_EQ(r.storage_bytes, 16 + 32 + 16);
+  EXPECT_EQ(r.unplanned_bytes, 16 + 32 + 16 + 16);
+  // Each launch is bandwidth-bound on both GPUs: 32 bytes at 1.555 TB/s.
+  EXPECT_NEAR(r.seconds[0], 3 * 32 / 1.555e12, 1e-18);
+  std::string text = format_report(chain_with_alias());
+  EXPECT_NE(text.find("ratio 3.00x"), std::string::npos) << text;
 }
 
 TEST(Executor, RunsStepsAndReturnsViewsAndInputs) {

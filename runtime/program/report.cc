@@ -1,0 +1,129 @@
+// report.cc - what a Program moves and computes, against the least it could.
+#include "runtime/program/report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <set>
+
+namespace spectral {
+
+const std::vector<RooflineGpu>& roofline_gpus() {
+  static const std::vector<RooflineGpu> gpus = {
+      {"A100", 1.555e12, 19.5e12},
+      {"H100 SXM", 3.35e12, 67e12},
+  };
+  return gpus;
+}
+
+namespace {
+
+double roofline_seconds(const RooflineGpu& gpu, int64_t bytes, int64_t flops) {
+  return std::max(double(bytes) / gpu.bytes_per_second, double(flops) / gpu.flops_per_second);
+}
+
+std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* pattern, ...) {
+  char buffer[512];
+  va_list args;
+  va_start(args, pattern);
+  std::vsnprintf(buffer, sizeof buffer, pattern, args);
+  va_end(args);
+  return buffer;
+}
+
+}  // namespace
+
+ProgramReport report_program(const Program& program) {
+  ProgramReport report;
+  const size_t gpus = roofline_gpus().size();
+  report.seconds.assign(gpus, 0.0);
+  std::vector<int> row_of(program.kernels.size(), -1);
+  for (const Step& step : program.steps) {
+    int64_t bytes = 0, flops = 0;
+    if (step.kind == Step::Kind::kLaunch) {
+      const KernelDesc& kernel = program.kernels[step.kernel];
+      bytes = kernel.bytes_read + kernel.bytes_written;
+      flops = kernel.flops;
+    } else if (step.kind == Step::Kind::kCopy) {
+      bytes = 2 * program.buffers[step.source].bytes();
+    } else {
+      bytes = program.buffers[step.target].bytes();
+    }
+    report.bytes_moved += bytes;
+    report.flops += flops;
+    for (size_t g = 0; g < gpus; ++g)
+      report.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops);
+    if (step.kind != Step::Kind::kLaunch) continue;
+    int& row = row_of[step.kernel];
+    if (row < 0) {
+      row = int(report.kernels.size());
+      KernelReport kernel;
+      kernel.entry = program.kernels[step.kernel].source.entry;
+      kernel.ops = program.kernels[step.kernel].ops;
+      kernel.seconds.assign(gpus, 0.0);
+      report.kernels.push_back(std::move(kernel));
+    }
+    KernelReport& kernel = report.kernels[row];
+    ++kernel.launches;
+    kernel.bytes += bytes;
+    kernel.flops += flops;
+    for (size_t g = 0; g < gpus; ++g)
+      kernel.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops);
+  }
+
+  std::set<int> counted;  // storage buffers, so a result that is an input counts once
+  auto count_once = [&](int id, int64_t* bytes) {
+    if (counted.insert(program.storage_of(id)).second) *bytes += program.buffers[id].bytes();
+  };
+  for (int id : program.inputs) count_once(id, &report.input_bytes);
+  for (size_t id = 0; id < program.buffers.size(); ++id)
+    if (program.buffers[id].role == BufferRole::kConstant)
+      count_once(int(id), &report.constant_bytes);
+  for (int id : program.outputs) count_once(id, &report.output_bytes);
+  report.minimum_bytes = report.input_bytes + report.constant_bytes + report.output_bytes;
+  report.storage_bytes = program.storage_bytes();
+  for (const BufferDesc& buffer : program.buffers)
+    if (buffer.role != BufferRole::kView) report.unplanned_bytes += buffer.bytes();
+  return report;
+}
+
+std::string format_report(const Program& program) {
+  const ProgramReport r = report_program(program);
+  const std::vector<RooflineGpu>& gpus = roofline_gpus();
+  size_t width = 6;
+  for (const KernelReport& k : r.kernels) width = std::max(width, k.entry.size());
+  std::string text = format("# %s: %zu kernel%s, roofline estimates in microseconds\n",
+                            program.function.c_str(), r.kernels.size(),
+                            r.kernels.size() == 1 ? "" : "s");
+  text += format("%-*s %8s %14s %14s %8s", int(width), "kernel", "launches", "bytes", "flops",
+                 "flop/B");
+  for (const RooflineGpu& gpu : gpus) text += format(" %9s", gpu.name);
+  text += "  ops\n";
+  for (const KernelReport& k : r.kernels) {
+    text += format("%-*s %8d %14" PRId64 " %14" PRId64 " %8.2f", int(width), k.entry.c_str(),
+                   k.launches, k.bytes, k.flops, k.bytes ? double(k.flops) / double(k.bytes) : 0.0);
+    for (double s : k.seconds) text += format(" %9.2f", s * 1e6);
+    text += "  " + k.ops + "\n";
+  }
+  text += format("bytes moved per run: %" PRId64 "; minimum %" PRId64 " (inputs %" PRId64
+                 ", constants %" PRId64 ", results %" PRId64 "); ratio %.2fx\n",
+                 r.bytes_moved, r.minimum_bytes, r.input_bytes, r.constant_bytes, r.output_bytes,
+                 r.minimum_bytes ? double(r.bytes_moved) / double(r.minimum_bytes) : 0.0);
+  text += format("flops per run: %" PRId64 " (%.2f per byte moved)\n", r.flops,
+                 r.bytes_moved ? double(r.flops) / double(r.bytes_moved) : 0.0);
+  text += format("device memory: %" PRId64 " bytes of buffers (%" PRId64
+                 " without the memory plan's reuse)\n",
+                 r.storage_bytes, r.unplanned_bytes);
+  text += "roofline per run (bandwidth and FLOPs only; each launch also takes a few "
+          "microseconds):";
+  for (size_t g = 0; g < gpus.size(); ++g)
+    text += format("%s %s (%.4g TB/s, %.3g TFLOP/s fp32) %.2f us", g ? "," : "", gpus[g].name,
+                   gpus[g].bytes_per_second / 1e12, gpus[g].flops_per_second / 1e12,
+                   r.seconds[g] * 1e6);
+  text += "\n";
+  return text;
+}
+
+}  // namespace spectral

@@ -1,0 +1,46 @@
+// spectral-run --report: per kernel bytes, nominal FLOPs and roofline
+// estimates; in total bytes against the minimum, FLOPs, device memory with
+// and without the memory plan's reuse.
+
+// Op by op: four kernels; %e takes %f's bytes and the result %m's.
+// RUN: spectral-run %s --device=host --random-inputs --no-fuse --report > /dev/null 2> %t.log
+// RUN: FileCheck %s --check-prefix=UNFUSED < %t.log
+// UNFUSED:      # main: 4 kernels, roofline estimates in microseconds
+// UNFUSED-NEXT: kernel{{ +}}launches{{ +}}bytes{{ +}}flops{{ +}}flop/B{{ +}}A100{{ +}}H100 SXM{{ +}}ops
+// 8 rows of 1024 points: 5 * 1024 * log2(1024) * 8 FLOPs; the table of
+// 1024 complex<f32> twiddles is read with the 64 KiB operand and written.
+// UNFUSED-NEXT: fft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600{{ +}}2.94{{ +}}0.09{{ +}}0.04{{ +}}spectral.fft ({{.*}}report.mlir:[[@LINE+29]]:8)
+// A complex multiply is 6 FLOPs, a complex exp 8.
+// UNFUSED-NEXT: ew_mul_c64_8x1024{{ +}}1{{ +}}196608{{ +}}49152{{ +}}0.25
+// UNFUSED-NEXT: ew_exp_c64_8x1024{{ +}}1{{ +}}131072{{ +}}65536{{ +}}0.50
+// UNFUSED-NEXT: ifft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600
+// UNFUSED-NEXT: bytes moved per run: 606208; minimum 204800 (inputs 131072, constants 8192, results 65536); ratio 2.96x
+// UNFUSED-NEXT: flops per run: 933888 (1.54 per byte moved)
+// UNFUSED-NEXT: device memory: 270336 bytes of buffers (401408 without the memory plan's reuse)
+// UNFUSED-NEXT: roofline per run (bandwidth and FLOPs only; each launch also takes a few microseconds): A100 (1.555 TB/s, 19.5 TFLOP/s fp32) 0.39 us, H100 SXM (3.35 TB/s, 67 TFLOP/s fp32) 0.18 us
+
+// RUN: spectral-run %s --device=host --random-inputs --no-fuse --no-buffer-reuse --report > /dev/null 2> %t.noreuse
+// RUN: FileCheck %s --check-prefix=NOREUSE < %t.noreuse
+// NOREUSE: device memory: 401408 bytes of buffers (401408 without the memory plan's reuse)
+
+// Fused: the multiply and exp are the forward transform's store; the same
+// FLOPs, less traffic.
+// RUN: spectral-run %s --device=host --random-inputs --report > /dev/null 2> %t.fused
+// RUN: FileCheck %s --check-prefix=FUSED < %t.fused
+// FUSED:      # main: 2 kernels
+// FUSED:      fft_stockham_f32_n1024_Sepi{{[0-9a-f]+}}{{ +}}1{{ +}}204800{{ +}}524288
+// FUSED:      bytes moved per run: 344064; minimum 204800 {{.*}}; ratio 1.68x
+// FUSED-NEXT: flops per run: 933888
+
+// The report needs kernels.
+// RUN: not spectral-run %s --device=reference --random-inputs --report 2>&1 | FileCheck %s --check-prefix=REFERENCE
+// REFERENCE: error: --validate, --benchmark, --report and --dump-kernels need a device that runs kernels
+
+func.func @main(%x: tensor<8x1024xcomplex<f32>>, %w: tensor<8x1024xcomplex<f32>>)
+    -> tensor<8x1024xcomplex<f32>> {
+  %f = spectral.fft %x axes [1] : tensor<8x1024xcomplex<f32>>
+  %m = spectral.mul %f, %w : tensor<8x1024xcomplex<f32>>, tensor<8x1024xcomplex<f32>>
+  %e = spectral.exp %m : tensor<8x1024xcomplex<f32>>
+  %g = spectral.ifft %e axes [1] : tensor<8x1024xcomplex<f32>>
+  return %g : tensor<8x1024xcomplex<f32>>
+}
