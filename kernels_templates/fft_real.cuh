@@ -75,6 +75,60 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
     }
 }
 
+/// A real spectral filter in one block: R2C, `filter(batch, k, X_k)` over
+/// the bins k in [0, N/2], C2R (unscaled, FFTW's c2r: the imaginary parts of
+/// the filtered DC and Nyquist bins are dropped), all in shared memory.
+/// Unpacking bins k and H - k, filtering them and packing them again reads
+/// and writes only z[k] and z[H - k], so one thread owns each such pair and
+/// one barrier before the inverse suffices. Launched as fft_r2c_batched.
+template <int N, int THREADS, typename T, typename Load, typename Filter, typename Store>
+__device__ void fft_real_roundtrip_batched(cplx<T>* shared,
+                                           const cplx<T>* __restrict__ half_twiddles,
+                                           const cplx<T>* __restrict__ twiddles_n, int batches,
+                                           Load load, Filter filter, Store store) {
+  static_assert(N % 2 == 0, "fft_real_roundtrip_batched needs an even length");
+  constexpr int H = N / 2;
+  int t = threadIdx.x;
+  int batch = blockIdx.x * blockDim.y + threadIdx.y;
+  bool active = batch < batches;
+  cplx<T>* z = shared + threadIdx.y * H;
+  if (active)
+    for (int n = t; n < H; n += THREADS)
+      z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+  __syncthreads();
+  fft_shared<H, THREADS, true>(z, half_twiddles, t);  // ends with a barrier
+  if (active)
+    for (int k = t; k <= H / 2; k += THREADS) {
+      const int m = H - k;  // the partner bin; H (Nyquist) when k == 0
+      const cplx<T> zk = z[k], zm = z[m % H];
+      // R2C unpacking of bins k and m (fft_r2c_batched's formula twice).
+      cplx<T> xk = scale(zk + conj(zm), T(0.5)) +
+                   twiddles_n[k] * quarter_turn<true>(scale(zk - conj(zm), T(0.5)));
+      cplx<T> xm = scale(zm + conj(zk), T(0.5)) +
+                   twiddles_n[m] * quarter_turn<true>(scale(zm - conj(zk), T(0.5)));
+      cplx<T> yk = filter(batch, k, xk);
+      cplx<T> ym = m == k ? yk : filter(batch, m, xm);
+      if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
+        yk.im = T(0);
+        ym.im = T(0);
+      }
+      // C2R packing (fft_c2r_batched's formula) of bin k, and of bin m < H.
+      cplx<T> b = conj(ym);
+      z[k] = (yk + b) + quarter_turn<false>(conj(twiddles_n[k]) * (yk - b));
+      if (k != 0 && m != k) {
+        b = conj(yk);
+        z[m] = (ym + b) + quarter_turn<false>(conj(twiddles_n[m]) * (ym - b));
+      }
+    }
+  __syncthreads();  // the inverse's first stage reads pairs other threads packed
+  fft_shared<H, THREADS, false>(z, half_twiddles, t);
+  if (active)
+    for (int n = t; n < H; n += THREADS) {
+      store(batch, 2 * n, z[n].re);
+      store(batch, 2 * n + 1, z[n].im);
+    }
+}
+
 // Even lengths whose half does not fit a block: the same packing around a
 // multi-pass complex FFT of length H (PairLoad / PairStore of fft_io.cuh at
 // its ends). Unpacking reads bins k and H - k together, so it is a step of

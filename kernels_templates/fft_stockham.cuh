@@ -135,4 +135,27 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
     for (int i = t; i < N; i += THREADS) store(batch, i, x[i]);
 }
 
+/// A spectral filter in one block: each line is loaded, transformed,
+/// filtered bin by bin (`filter(batch, k, X_k)` returns the new bin, with
+/// whatever scaling it applies), transformed back (unscaled) and stored, so
+/// the spectrum never leaves shared memory. Launched as fft_batched.
+template <int N, int THREADS, typename T, typename Load, typename Filter, typename Store>
+__device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
+                                      int batches, Load load, Filter filter, Store store) {
+  int t = threadIdx.x;
+  int batch = blockIdx.x * blockDim.y + threadIdx.y;
+  bool active = batch < batches;
+  cplx<T>* x = shared + threadIdx.y * N;
+  if (active)
+    for (int i = t; i < N; i += THREADS) x[i] = load(batch, i);
+  __syncthreads();
+  fft_shared<N, THREADS, true>(x, twiddles, t);  // ends with a barrier
+  if (active)
+    for (int k = t; k < N; k += THREADS) x[k] = filter(batch, k, x[k]);
+  __syncthreads();  // the inverse's first stage reads bins other threads filtered
+  fft_shared<N, THREADS, false>(x, twiddles, t);
+  if (active)
+    for (int i = t; i < N; i += THREADS) store(batch, i, x[i]);
+}
+
 }  // namespace spectral_fft

@@ -81,7 +81,8 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     }
     return lowerElementwise(context, group, outputs, buffers);
   }
-  for (auto lowerFused : {lowerFusedTransform, lowerFusedReduction, lowerFusedContraction}) {
+  for (auto lowerFused : {lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
+                          lowerFusedContraction}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);
     if (!fused) return fused.takeError();
     if (*fused) return llvm::Error::success();

@@ -22,8 +22,8 @@ std::string digest(const std::string &text) {
   return out;
 }
 
-/// The ops of `ops` that `roots` depend on, in order: a functor computes
-/// only what its values need (and reads only those ops' inputs).
+} // namespace
+
 std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> roots) {
   llvm::DenseSet<Operation *> candidates(ops.begin(), ops.end()), keep;
   std::vector<Value> work(roots.begin(), roots.end());
@@ -39,9 +39,7 @@ std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<
   return kept;
 }
 
-/// The group rendered, or nothing when it cannot be fused (consumed error)
-/// or one of its ops can fail.
-std::optional<FusedGroup> render(llvm::ArrayRef<Operation *> ops, Value inlined,
+std::optional<FusedGroup> renderFusable(llvm::ArrayRef<Operation *> ops, Value inlined,
                                  llvm::ArrayRef<Value> values, const std::string &name,
                                  const std::string &index, const std::string &a) {
   llvm::Expected<FusedGroup> group = renderFusedGroup(ops, inlined, values, name, "g", index, a);
@@ -52,8 +50,6 @@ std::optional<FusedGroup> render(llvm::ArrayRef<Operation *> ops, Value inlined,
   if (group->reportsErrors) return std::nullopt;
   return std::move(*group);
 }
-
-} // namespace
 
 std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRef<Operation *> ops,
                                               llvm::function_ref<bool(Operation *)> isAnchor,
@@ -93,13 +89,13 @@ std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRe
   for (auto [operand, prologue] : llvm::zip(region.anchor->getOperands(), region.prologues)) {
     std::vector<Operation *> computing = needed(before, {operand});
     if (computing.empty()) continue;
-    std::optional<FusedGroup> group = render(computing, Value(), {operand}, "Prologue", index, "");
+    std::optional<FusedGroup> group = renderFusable(computing, Value(), {operand}, "Prologue", index, "");
     if (!group) return std::nullopt;
     prologue = FusedPrologue{std::move(computing), std::move(*group)};
   }
   region.after = needed(region.after, region.yielded);
   if (!(region.yielded.size() == 1 && region.yielded[0] == result)) {
-    region.epilogue = render(region.after, result, region.yielded, "Epilogue", index, "a");
+    region.epilogue = renderFusable(region.after, result, region.yielded, "Epilogue", index, "a");
     if (!region.epilogue) return std::nullopt;
   }
   return region;

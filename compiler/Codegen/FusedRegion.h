@@ -54,6 +54,18 @@ std::optional<FusedRegion> analyzeFusedRegion(mlir::spectral::FusionOp fusion,
                                               llvm::function_ref<bool(mlir::Operation *)> isAnchor,
                                               const std::string &index);
 
+/// The ops of `ops` that `roots` depend on, in order: a functor computes
+/// only what its values need (and reads only those ops' inputs).
+std::vector<mlir::Operation *> needed(llvm::ArrayRef<mlir::Operation *> ops,
+                                      llvm::ArrayRef<mlir::Value> roots);
+
+/// renderFusedGroup with the object "g"; nothing when the group cannot be
+/// fused (the error consumed) or one of its ops can fail.
+std::optional<FusedGroup> renderFusable(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value inlined,
+                                        llvm::ArrayRef<mlir::Value> values,
+                                        const std::string &name, const std::string &index,
+                                        const std::string &a);
+
 /// The buffers of `fusion`'s results: the ones they have, new ones for the rest.
 std::vector<int> fusionOutputs(CodegenContext &context, mlir::spectral::FusionOp fusion);
 

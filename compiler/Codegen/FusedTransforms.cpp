@@ -21,6 +21,7 @@
 #include "compiler/Codegen/CodegenUtil.h"
 #include "compiler/Codegen/FusedRegion.h"
 #include "compiler/Codegen/Transforms.h"
+#include "compiler/Fusion/OpKinds.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 
@@ -120,7 +121,121 @@ Functor epilogue(CodegenContext &context, FusedGroup group, const FftAxis &axis,
   return f;
 }
 
+/// The round trip's filter: the bin the inverse reads, computed by `group`
+/// from the forward transform's bin (times the forward's factor) as `a`.
+Functor filter(CodegenContext &context, FusedGroup group, const FftAxis &forward) {
+  planning::units::Real real{forward.doublePrecision};
+  int64_t bins = forward.kind == FftKind::kRealForward ? forward.n / 2 + 1 : forward.n;
+  std::string names;
+  std::vector<Param> params = leafParams(context, group, "filter_in", &names);
+  params.push_back({"double filter_factor", StepArg::f64(forward.factor)});
+  std::string tag = nameAfterText(group, "Filter");
+  std::string inner = "Filter_" + tag, outer = "FusedFilter_" + tag;
+  Functor f;
+  f.type = outer;
+  f.expr = outer + "{" + inner + "{" + names + "nullptr}, AxisLayout{" + std::to_string(bins) +
+           ", inner}, filter_factor}";
+  f.params = std::move(params);
+  f.tag = tag;
+  f.definition = "#include \"elementwise.cuh\"\nnamespace {\n" + group.definition + "struct " +
+                 outer + " {\n  " + inner +
+                 " g;\n  AxisLayout layout;\n  double factor;\n  __device__ __forceinline__ " +
+                 real.complex() + " operator()(int batch, int k, " + real.complex() +
+                 " value) const {\n    const long long j = layout.offset(batch, k);\n    const " +
+                 real.complex() + " a = spectral_fft::scale(value, (" + real.cpp() +
+                 ")factor);\n    return " + group.calls[0] + ";\n  }\n};\n}  // namespace\n";
+  return f;
+}
+
+/// The single pass of a one-axis transform, or nothing.
+std::optional<FftAxis> singlePass(CodegenContext &context, Operation *op, int input, int output) {
+  llvm::Expected<TransformPasses> plan =
+      transformPasses(context, op, input, output, [] { return -1; });
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  if (plan->special != TransformPasses::kNone || plan->passes.size() != 1) return std::nullopt;
+  return plan->passes[0];
+}
+
+/// Whether every value the group reads from memory has a buffer (a region
+/// argument or a constant), not a value of the region computed elsewhere.
+bool leavesHaveBuffers(CodegenContext &context, const FusedGroup &group) {
+  return llvm::all_of(group.leaves, [&](Value leaf) { return context.hasBuffer(leaf); });
+}
+
 } // namespace
+
+llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, sp::FusionOp fusion,
+                                         llvm::ArrayRef<Operation *> ops) {
+  Operation *forward = nullptr, *inverse = nullptr;
+  std::vector<Operation *> before, between, after;
+  for (Operation *op : ops) {
+    if (!isElementwiseOp(op)) {
+      if (!forward) forward = op;
+      else if (!inverse) inverse = op;
+      else return false;
+      continue;
+    }
+    (inverse ? after : forward ? between : before).push_back(op);
+  }
+  if (!inverse || !fusion::roundTripRefusal(forward, inverse).empty()) return false;
+  Value x = forward->getOperand(0), spectrum = forward->getResult(0);
+  Value filtered = inverse->getOperand(0), result = inverse->getResult(0);
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  const bool plainStore = yielded.size() == 1 && yielded[0] == result;
+
+  // The three functors, rendered before anything is added to the Program.
+  std::vector<Operation *> loading = needed(before, {x});
+  std::optional<FusedGroup> pre;
+  if (!loading.empty()) {
+    pre = renderFusable(loading, Value(), {x}, "Prologue", "j", "");
+    if (!pre || !leavesHaveBuffers(context, *pre)) return false;
+  }
+  std::vector<Operation *> middle(before);
+  middle.insert(middle.end(), between.begin(), between.end());
+  std::vector<Operation *> filtering = needed(middle, {filtered});
+  if (llvm::none_of(filtering, [&](Operation *op) {
+        return llvm::is_contained(op->getOperands(), spectrum);
+      }))
+    return false;  // the inverse does not read a filtered spectrum
+  std::optional<FusedGroup> mid = renderFusable(filtering, spectrum, {filtered}, "Filter", "j", "a");
+  if (!mid || !leavesHaveBuffers(context, *mid)) return false;
+  std::vector<Operation *> storing = needed(after, yielded);
+  std::optional<FusedGroup> post;
+  if (!plainStore) {
+    for (Value value : yielded)
+      if (value.getType() != result.getType() ||
+          (value != result && !llvm::is_contained(storing, value.getDefiningOp())))
+        return false;
+    post = renderFusable(storing, result, yielded, "Epilogue", "j", "a");
+    if (!post || !leavesHaveBuffers(context, *post)) return false;
+  }
+
+  std::vector<int> outputs = fusionOutputs(context, fusion);
+  std::vector<DType> outputTypes;
+  for (Value output : fusion.getResults()) outputTypes.push_back(dtypeOf(output.getType()));
+  std::optional<FftAxis> there = singlePass(context, forward, pre ? -1 : context.bufferOf(x), -1);
+  std::optional<FftAxis> back =
+      singlePass(context, inverse, -1, plainStore ? outputs[0] : -1);
+  if (!there || !back) return false;
+  auto joined = [](const std::string &a, const std::string &b) {
+    return a.empty() ? b : b.empty() ? a : a + ", " + b;
+  };
+  there->op = joined(joined(pre ? describeFusedOps(loading) : "", there->op),
+                     joined(describeFusedOps(filtering), back->op));
+  if (post) there->op = joined(there->op, describeFusedOps(storing));
+  planning::AxisEnds ends;
+  ends.load = pre ? prologue(context, *pre, *there) : planning::plainEnds(*there).load;
+  ends.store = post ? epilogue(context, *post, *back, outputs, outputTypes)
+                    : planning::plainEnds(*back).store;
+  Functor bins = filter(context, *mid, *there);
+  if (llvm::Error error = planning::planFftRoundTrip(context.builder, *there, ends, bins))
+    return CodegenContext::error(forward, llvm::toString(std::move(error)));
+  return true;
+}
 
 llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, sp::FusionOp fusion,
                                          llvm::ArrayRef<Operation *> ops) {

@@ -15,4 +15,14 @@ namespace spectral::codegen {
 llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, mlir::spectral::FusionOp fusion,
                                          llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region of a transform (fft or rfft along one axis), pointwise
+/// ops filtering its spectrum, the inverse transform and elementwise ops
+/// around them as one kernel per line (planning::planFftRoundTrip): the
+/// ops before the transform in its load, the filter between the two
+/// transforms in shared memory, the ops after the inverse in its store.
+/// False, with nothing added to the Program, when the region has another
+/// shape (fusion::roundTripRefusal).
+llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                                         llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace spectral::codegen

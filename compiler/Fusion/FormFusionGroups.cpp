@@ -7,7 +7,10 @@
 //  1. Around each anchor (OpKinds.h), its store takes the pointwise ops that
 //     read its result, or a value the store already computes, at the
 //     element being stored (same shape, no broadcast of those values, none
-//     that can fail at run time).
+//     that can fail at run time). The store of an fft or rfft along one
+//     axis that reaches the transform's inverse takes the inverse too (a
+//     round trip: the ops between filter the spectrum in shared memory),
+//     and goes on from the inverse's result.
 //  2. Its loads take the elementwise ops whose every use is in the group
 //     (walking back from the group's last op), so a value computed once
 //     and used elsewhere is never recomputed in a load.
@@ -174,6 +177,27 @@ private:
     return "";
   }
 
+  /// Why `inverse`, an anchor reading values the store of `group`'s anchor
+  /// computes (`atIndex`), cannot join it as the inverse of a round trip
+  /// (rule 4: transform, pointwise filter, inverse in one kernel).
+  std::string inverseRefusal(const Group &group, Operation *inverse,
+                             const llvm::DenseSet<Value> &atIndex) const {
+    if (!isa<sp::FftOp, sp::RfftOp>(group.anchor) || !isa<sp::IfftOp, sp::IrfftOp>(inverse))
+      return anchorsItsOwnKernel(inverse);
+    std::string why = fusion::roundTripRefusal(group.anchor, inverse);
+    if (!why.empty()) return why;
+    if (!atIndex.contains(inverse->getOperand(0)))
+      return "the inverse does not read the filtered spectrum";
+    for (Value value : atIndex)
+      for (Operation *user : value.getUsers())
+        if (user != inverse && !group.ops.contains(user))
+          return "the spectrum or a value filtered from it is also used by " + describe(user) +
+                 ", outside the kernel";
+    if (closesACycle(group.ops, inverse))
+      return "it also reads a value computed from the group's own results";
+    return "";
+  }
+
   void formAroundAnchor(Operation *anchor) {
     int id = int(groups_.size());
     Group group;
@@ -181,13 +205,27 @@ private:
     join(group, id, anchor);
     llvm::DenseSet<Value> atIndex;  // the values the store computes at its element
     if (anchor->getNumResults() == 1) atIndex.insert(anchor->getResult(0));
+    Operation *inverse = nullptr;   // a transform's inverse joined as its round trip
     for (Operation *op = anchor->getNextNode(); op && !atIndex.empty(); op = op->getNextNode()) {
       if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
       llvm::SmallVector<Operation *> readFrom;
       for (Value operand : op->getOperands())
         if (atIndex.contains(operand)) readFrom.push_back(operand.getDefiningOp());
       if (readFrom.empty()) continue;
-      std::string why = storeRefusal(anchor, op, atIndex);
+      if (!inverse && fusion::kindOf(op) == OpKind::kAnchor) {
+        std::string why = inverseRefusal(group, op, atIndex);
+        if (why.empty()) {
+          // The spectrum stays in shared memory; the store now computes
+          // from the inverse's result.
+          join(group, id, op);
+          inverse = op;
+          atIndex = {op->getResult(0)};
+        } else {
+          for (Operation *producer : readFrom) refuse(producer, op, why);
+        }
+        continue;
+      }
+      std::string why = storeRefusal(inverse ? inverse : anchor, op, atIndex);
       if (why.empty() && closesACycle(group.ops, op))
         why = "it also reads a value computed from the group's own results";
       if (!why.empty()) {

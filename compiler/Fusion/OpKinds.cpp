@@ -1,6 +1,7 @@
 //===- OpKinds.cpp - what fusion may do with an op ------------------------===//
 #include "compiler/Fusion/OpKinds.h"
 
+#include "compiler/Planning/FftUnits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -54,6 +55,37 @@ std::string failureOf(Operation *op) {
   if (isa<sp::CastOp>(op) && isIntegerTensor(op->getResult(0).getType()) &&
       !isIntegerTensor(from) && !isBoolTensor(from))
     return "a NaN or infinity cast to an integer";
+  return "";
+}
+
+std::string roundTripRefusal(Operation *transform, Operation *inverse) {
+  llvm::ArrayRef<int64_t> axes, inverseAxes;
+  planning::FftKind kind;
+  if (auto fft = dyn_cast<sp::FftOp>(transform); fft && isa<sp::IfftOp>(inverse)) {
+    axes = fft.getAxes();
+    inverseAxes = cast<sp::IfftOp>(inverse).getAxes();
+    kind = planning::FftKind::kForward;
+  } else if (auto rfft = dyn_cast<sp::RfftOp>(transform); rfft && isa<sp::IrfftOp>(inverse)) {
+    axes = rfft.getAxes();
+    inverseAxes = cast<sp::IrfftOp>(inverse).getAxes();
+    kind = planning::FftKind::kRealForward;
+  } else {
+    return "only fft -> ifft and rfft -> irfft run as one kernel";
+  }
+  if (axes.size() != 1 || inverseAxes != axes)
+    return "a transform and its inverse run as one kernel along one and the same axis";
+  Value x = transform->getOperand(0);
+  auto shape = [](Value v) { return cast<ShapedType>(v.getType()); };
+  if (shape(inverse->getOperand(0)) != shape(transform->getResult(0)) ||
+      shape(inverse->getResult(0)) != shape(x))
+    return "the inverse's operand and result types differ from the transform's result and "
+           "operand";
+  int64_t n = shape(x).getDimSize(axes[0]);
+  if (!planning::roundTripFits(kind, n))
+    return "a length of " + std::to_string(n) +
+           " does not fit one round-trip kernel (complex lengths up to " +
+           std::to_string(planning::kMaxRoundTripThreads * 8) +
+           " with factors 2, 3, 5, 7; real lengths twice that)";
   return "";
 }
 

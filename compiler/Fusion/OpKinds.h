@@ -29,6 +29,13 @@ bool isElementwise(mlir::Operation *op);
 /// fused load or store does not carry.
 std::string failureOf(mlir::Operation *op);
 
+/// Why `transform` (fft or rfft) and `inverse` (ifft or irfft), with
+/// pointwise ops between them, cannot run as one kernel per line (the
+/// spectrum staying in shared memory); empty when they can: one and the same
+/// axis, the inverse of the same length and element type, a length one
+/// block holds (planning::roundTripFits).
+std::string roundTripRefusal(mlir::Operation *transform, mlir::Operation *inverse);
+
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
 bool isSplatConstant(mlir::Operation *op);

@@ -108,6 +108,8 @@ public:
         lines_(axis.outer * axis.inner) {}
 
   void write(const Choice &choice);
+  /// One kernel per line: transform, `filter` on every bin, inverse.
+  void roundTrip(const Functor &filter);
 
 private:
   void complex(int64_t n, bool forward, Path path, const Ends &ends);
@@ -341,6 +343,31 @@ void Writer::packedInBlock(bool r2c) {
   launchRows(unit, threads, h, lines_);
 }
 
+void Writer::roundTrip(const Functor &filter) {
+  const bool real = axis_.kind == FftKind::kRealForward;
+  const int64_t n = axis_.n, length = real ? n / 2 : n, threads = stockhamThreads(length);
+  const Functor &load = ends_.load, &store = ends_.store;
+  Unit unit;
+  unit.entry = units::entryName(name(real ? "rfft" : "fft", "roundtrip", n), load, store) +
+               (filter.tag.empty() ? "" : "_F" + filter.tag);
+  unit.add(load);
+  unit.add(filter);
+  unit.add(store);
+  unit.maxThreads = kMaxRoundTripThreads;  // launchRows' widest block at these lengths
+  unit.params.push_back(units::table(real_, "twiddles", twiddles(length)));
+  if (real)
+    unit.params.push_back(units::table(
+        real_, "twiddles_n", table("fft_twiddles_n_" + str(n), fftTwiddles(n, length + 1))));
+  unit.params.push_back(batches(lines_));
+  unit.params.push_back(inner());
+  unit.body = std::string("  ") +
+              (real ? "fft_real_roundtrip_batched<" : "fft_roundtrip_batched<") + str(n) + ", " +
+              str(threads) + ">(shared, twiddles, " + (real ? "twiddles_n, " : "") +
+              "batches,\n      " + load.expr + ",\n      " + filter.expr + ",\n      " +
+              store.expr + ");\n";
+  launchRows(unit, threads, length, lines_);
+}
+
 void Writer::packedMultiPass(bool r2c, Path path) {
   int64_t n = axis_.n, h = n / 2;
   Real r = real_;
@@ -479,6 +506,30 @@ AxisEnds plainEnds(const FftAxis &axis) {
     return {units::realLoad(r, "in", in, n), units::realStore(r, "out", out, n, f)};
   }
   return {};
+}
+
+bool roundTripFits(FftKind kind, int64_t n) {
+  // Two transforms' code in one entry takes more registers than one: at 512
+  // threads per transform (lengths beyond 2048) ptxas spills on sm_80 to keep
+  // two blocks per SM, so round trips stop at 256 threads.
+  auto fits = [](int64_t length) {
+    return stockhamFits(length) && stockhamThreads(length) <= kMaxRoundTripThreads;
+  };
+  if (kind == FftKind::kForward) return fits(n);
+  return kind == FftKind::kRealForward && n % 2 == 0 && fits(n / 2);
+}
+
+llvm::Error planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                             const AxisEnds &ends, const units::Functor &filter) {
+  if (!roundTripFits(axis.kind, axis.n))
+    return failure(axis, "a transform, filter and inverse in one kernel need a complex length "
+                         "of one block, or an even real length whose half is one");
+  if (axis.outer < 0 || axis.inner < 1 || axis.outer > INT_MAX / axis.inner)
+    return failure(axis, "outer " + std::to_string(axis.outer) + " x inner " +
+                             std::to_string(axis.inner) + " lines are not in [0, 2^31)");
+  if (axis.outer * axis.inner == 0) return llvm::Error::success();
+  Writer(builder, axis, ends).roundTrip(filter);
+  return llvm::Error::success();
 }
 
 llvm::Error planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis) {

@@ -63,6 +63,9 @@ constexpr int64_t kMaxInBlockLength = 4096;
 /// The longest Bluestein convolution one block runs (its two FFTs hold more
 /// values live; longer ones would not leave two blocks per SM).
 constexpr int64_t kMaxInBlockBluestein = 2048;
+/// The most threads one transform of a round trip (transform, filter,
+/// inverse in one kernel) takes: complex lengths up to 2048, real up to 4096.
+constexpr int64_t kMaxRoundTripThreads = 256;
 /// The longest four-step transform: both factors within one block.
 constexpr int64_t kMaxFourStepLength = kMaxInBlockLength * kMaxInBlockLength;
 

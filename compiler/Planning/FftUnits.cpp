@@ -105,7 +105,8 @@ void Unit::add(const Functor &f) {
 
 KernelSource Unit::source(Real real) const {
   std::string text =
-      std::string(kPrelude) + "\n" + definitions + "extern \"C\" __global__ void " + entry + "(";
+      std::string(kPrelude) + "\n" + definitions + "extern \"C\" __global__ void " +
+      (maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ", 2) " : "") + entry + "(";
   std::set<std::string> names;
   for (size_t i = 0; i < params.size(); ++i) {
     std::string name = params[i].decl.substr(params[i].decl.find_last_of(" *") + 1);

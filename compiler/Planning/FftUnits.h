@@ -13,6 +13,7 @@
 #pragma once
 
 #include "compiler/Codegen/ProgramBuilder.h"
+#include "compiler/Planning/FftPlanner.h"
 #include "runtime/program/program.h"
 
 #include "llvm/Support/Error.h"
@@ -81,6 +82,9 @@ struct Unit {
   std::vector<Param> params;
   std::string body; // statements; `shared` is the dynamic shared array
   bool usesShared = true;
+  /// Most threads per block, when the entry asks ptxas to keep two blocks
+  /// per SM (__launch_bounds__(maxThreads, 2)); 0: no bounds.
+  int64_t maxThreads = 0;
 
   /// Appends the parameters (names must be unique) and definition of `f`.
   void add(const Functor &f);
@@ -116,5 +120,21 @@ AxisEnds plainEnds(const FftAxis &axis);
 /// whose functor is not the plain one.
 llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
                             const AxisEnds &ends);
+
+/// Whether a transform of `kind` (kForward or kRealForward) and length `n`,
+/// a filter of its bins and the inverse transform fit one kernel: a complex
+/// Stockham length of one block taking at most kMaxRoundTripThreads, or an
+/// even real length whose half is one.
+bool roundTripFits(FftKind kind, int64_t n);
+
+/// The round trip in one kernel per line (fft_roundtrip_batched,
+/// fft_real_roundtrip_batched): `ends.load` reads the input side, `filter`
+/// (`(batch, k, value) -> value` over the spectrum's [outer, bins, inner],
+/// bins = n or n/2+1) replaces each bin, applying whatever scaling the
+/// forward norm asks, and `ends.store` writes the inverse's unscaled values
+/// over the input side's layout. axis.kind is the forward kind; axis.factor
+/// is unused. An error when !roundTripFits.
+llvm::Error planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                             const AxisEnds &ends, const units::Functor &filter);
 
 } // namespace spectral::planning

@@ -183,3 +183,55 @@ func.func @reordered(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, te
   %e = spectral.tanh %d : tensor<8xf32>
   return %c, %e : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+// A round trip: an rfft whose store reaches its irfft through pointwise ops
+// takes the irfft too (the filter runs on the spectrum in shared memory),
+// then the bias in the irfft's store; one kernel.
+// CHECK-LABEL: func.func @spectral_filter
+// CHECK-NEXT:    %[[R:.*]] = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.tanh
+// CHECK-NEXT:      spectral.rfft
+// CHECK-NEXT:      spectral.mul
+// CHECK-NEXT:      spectral.irfft
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[R]]
+func.func @spectral_filter(%x: tensor<8x4096xf32>, %w: tensor<2049xcomplex<f32>>,
+                           %b: tensor<4096xf32>) -> tensor<8x4096xf32> {
+  %t = spectral.tanh %x : tensor<8x4096xf32>
+  %s = spectral.rfft %t axes [1] : tensor<8x4096xf32>
+  %m = spectral.mul %s, %w : tensor<8x2049xcomplex<f32>>, tensor<2049xcomplex<f32>>
+  %y = spectral.irfft %m axes [1] length 4096 : tensor<8x2049xcomplex<f32>>
+  %z = spectral.add %y, %b : tensor<8x4096xf32>, tensor<4096xf32>
+  return %z : tensor<8x4096xf32>
+}
+
+// -----
+
+// What a round trip refuses: a length beyond it, two axes, a filtered
+// spectrum used elsewhere; each transform keeps its own kernel.
+// CHECK-LABEL: func.func @round_trip_refusals
+// CHECK-COUNT-3: spectral.ifft
+// CHECK:         return
+func.func @round_trip_refusals(%x: tensor<2x4096xcomplex<f32>>, %y: tensor<4x8xcomplex<f32>>)
+    -> (tensor<2x4096xcomplex<f32>>, tensor<4x8xcomplex<f32>>, tensor<4x8xcomplex<f32>>,
+        tensor<4x8xcomplex<f32>>) {
+  // expected-remark-re @below {{consumer 'spectral.ifft' ({{.*}}a length of 4096 does not fit one round-trip kernel (complex lengths up to 2048}}
+  %f = spectral.fft %x axes [1] : tensor<2x4096xcomplex<f32>>
+  %g = spectral.ifft %f axes [1] : tensor<2x4096xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.ifft' ({{.*}}a transform and its inverse run as one kernel along one and the same axis}}
+  %h = spectral.fft %y axes [0, 1] : tensor<4x8xcomplex<f32>>
+  %i = spectral.ifft %h axes [0, 1] : tensor<4x8xcomplex<f32>>
+  %j = spectral.fft %y axes [1] : tensor<4x8xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.ifft' ({{.*}}the spectrum or a value filtered from it is also used by 'spectral.abs'}}
+  %k = spectral.mul %j, %j : tensor<4x8xcomplex<f32>>, tensor<4x8xcomplex<f32>>
+  %l = spectral.ifft %k axes [1] : tensor<4x8xcomplex<f32>>
+  %a = spectral.abs %k : tensor<4x8xcomplex<f32>>
+  %c = spectral.cast %a : tensor<4x8xf32> to tensor<4x8xcomplex<f32>>
+  return %g, %i, %l, %c : tensor<2x4096xcomplex<f32>>, tensor<4x8xcomplex<f32>>,
+      tensor<4x8xcomplex<f32>>, tensor<4x8xcomplex<f32>>
+}

@@ -25,3 +25,5 @@ func.func @main(%x: tensor<4x16xcomplex<f32>>) -> tensor<16x4xf32> {
 // CONV: compile: {{.*}}; 3 kernels:
 // RUN: spectral-run %S/../../../examples/fno2d_block.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=FNO2D
 // FNO2D: compile: {{.*}}; 11 kernels:
+// RUN: spectral-run %S/../../../examples/spectral_filter.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=FILTER
+// FILTER: compile: {{.*}}; 1 kernel:

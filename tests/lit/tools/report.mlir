@@ -23,13 +23,13 @@
 // RUN: FileCheck %s --check-prefix=NOREUSE < %t.noreuse
 // NOREUSE: device memory: 401408 bytes of buffers (401408 without the memory plan's reuse)
 
-// Fused: the multiply and exp are the forward transform's store; the same
-// FLOPs, less traffic.
+// Fused: the transform, the filter and the inverse are one kernel (a round
+// trip): the same FLOPs, the least traffic.
 // RUN: spectral-run %s --device=host --random-inputs --report > /dev/null 2> %t.fused
 // RUN: FileCheck %s --check-prefix=FUSED < %t.fused
-// FUSED:      # main: 2 kernels
-// FUSED:      fft_stockham_f32_n1024_Sepi{{[0-9a-f]+}}{{ +}}1{{ +}}204800{{ +}}524288
-// FUSED:      bytes moved per run: 344064; minimum 204800 {{.*}}; ratio 1.68x
+// FUSED:      # main: 1 kernel
+// FUSED:      fft_roundtrip_f32_n1024_F{{[0-9a-f]+}}{{ +}}1{{ +}}204800{{ +}}933888
+// FUSED:      bytes moved per run: 204800; minimum 204800 {{.*}}; ratio 1.00x
 // FUSED-NEXT: flops per run: 933888
 
 // The report needs kernels.
