@@ -2,8 +2,10 @@
 #include "compiler/API/Validate.h"
 
 #include <cmath>
+#include <cstdio>
 #include <complex>
 #include <cstring>
+#include <limits>
 
 namespace spectral {
 
@@ -22,8 +24,6 @@ DType dtypeOfKind(ElementKind kind) {
   return DType::kFloat32;
 }
 
-namespace {
-
 ElementKind kindOfDtype(DType dtype) {
   switch (dtype) {
   case DType::kBool: return ElementKind::I1;
@@ -37,6 +37,8 @@ ElementKind kindOfDtype(DType dtype) {
   return ElementKind::F32;
 }
 
+namespace {
+
 template <typename T> T load(const uint8_t *p) {
   T value;
   std::memcpy(&value, p, sizeof(T));
@@ -44,6 +46,15 @@ template <typename T> T load(const uint8_t *p) {
 }
 
 template <typename T> void store(uint8_t *p, T value) { std::memcpy(p, &value, sizeof(T)); }
+
+/// `x` rounded to float as IEEE 754 does (to nearest, infinite from FLT_MAX
+/// plus half an ulp on). C++ leaves the conversion of a double beyond float's
+/// range undefined, and GCC 12 at -O3 keeps such a double as it is.
+float roundToFloat(double x) {
+  static const double overflow = std::ldexp(1.0, 128) - std::ldexp(1.0, 103);
+  if (std::abs(x) >= overflow) return std::copysign(std::numeric_limits<float>::infinity(), x);
+  return float(x);
+}
 
 } // namespace
 
@@ -58,9 +69,11 @@ HostTensor toHostTensor(const reference::Tensor &tensor) {
     case DType::kBool: p[0] = v.real() != 0; break;
     case DType::kInt32: store(p, int32_t(v.real())); break;
     case DType::kInt64: store(p, int64_t(v.real())); break;
-    case DType::kFloat32: store(p, float(v.real())); break;
+    case DType::kFloat32: store(p, roundToFloat(v.real())); break;
     case DType::kFloat64: store(p, v.real()); break;
-    case DType::kComplex64: store(p, std::complex<float>(float(v.real()), float(v.imag()))); break;
+    case DType::kComplex64:
+      store(p, std::complex<float>(roundToFloat(v.real()), roundToFloat(v.imag())));
+      break;
     case DType::kComplex128: store(p, v); break;
     }
   }
@@ -95,10 +108,27 @@ double defaultTolerance(DType dtype) {
   return dtype == DType::kFloat64 || dtype == DType::kComplex128 ? 1e-10 : 1e-4;
 }
 
-Agreement compareWithReference(const HostTensor &got, const reference::Tensor &expected,
+namespace {
+
+/// "1e+300", "-inf", "3": shortest text that reads back as `value`'s float.
+std::string number(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", value);
+  return text;
+}
+
+} // namespace
+
+Agreement compareWithReference(const HostTensor &got, const reference::Tensor &unrounded,
                                double tolerance) {
   Agreement a;
   reference::Tensor values = toReferenceTensor(got);
+  // The reference rounded to the result's type, as the device writes it (an
+  // f32 result beyond FLT_MAX is infinite on both sides).
+  reference::Tensor expected = unrounded;
+  if (got.dtype == DType::kFloat32 || got.dtype == DType::kComplex64)
+    for (std::complex<double> &v : expected.data)
+      v = {roundToFloat(v.real()), roundToFloat(v.imag())};
   if (values.shape != expected.shape || values.data.size() != expected.data.size()) {
     a.mismatch = "shape " + got.type_string() + " differs from the reference's";
     return a;
@@ -116,13 +146,13 @@ Agreement compareWithReference(const HostTensor &got, const reference::Tensor &e
       if (std::isnan(x) || std::isnan(y) || std::isinf(x) || std::isinf(y)) {
         bool same = (std::isnan(x) && std::isnan(y)) || x == y;
         if (!same && a.mismatch.empty())
-          a.mismatch = "element " + std::to_string(i) + " is " + std::to_string(x) +
-                       " where the reference has " + std::to_string(y);
+          a.mismatch = "element " + std::to_string(i) + " is " + number(x) +
+                       " where the reference has " + number(y);
         continue;
       }
       if (exact && x != y && a.mismatch.empty())
-        a.mismatch = "integer element " + std::to_string(i) + " is " + std::to_string(x) +
-                     " where the reference has " + std::to_string(y);
+        a.mismatch = "integer element " + std::to_string(i) + " is " + number(x) +
+                     " where the reference has " + number(y);
     }
     if (std::isfinite(std::abs(e)) && std::isfinite(std::abs(g))) {
       a.maxAbsError = std::max(a.maxAbsError, std::abs(g - e));

@@ -8,8 +8,9 @@
 
 namespace spectral {
 
-/// The Program's element type for an evaluator kind.
+/// The Program's element type for an evaluator kind, and back.
 DType dtypeOfKind(reference::ElementKind kind);
+reference::ElementKind kindOfDtype(DType dtype);
 
 /// Reference tensors <-> host arrays in the Program's layout (the results
 /// are rounded to their element type; i1 is one byte).
@@ -31,8 +32,9 @@ struct Agreement {
 /// 1e-4 for 32-bit element types, 1e-10 for 64-bit ones.
 double defaultTolerance(DType dtype);
 
-/// Compares element by element: NaN must match NaN, infinities must match
-/// exactly, integers and booleans exactly; otherwise `relative` <= tolerance.
+/// Compares element by element with the reference rounded to the result's
+/// type: NaN must match NaN, infinities must match exactly, integers and
+/// booleans exactly; otherwise `relative` <= tolerance.
 Agreement compareWithReference(const HostTensor &got, const reference::Tensor &expected,
                                double tolerance);
 

@@ -141,11 +141,38 @@ llvm::Error lowerBlock(CodegenContext &context, Block &block,
   return llvm::Error::success();
 }
 
+/// Whether a value of `type` fits a Program buffer (sizes exact in int64):
+/// at most kMaxBufferBytes at the widest element (16 bytes).
+bool fitsABuffer(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape()) return true;
+  std::optional<int64_t> count = sp::checkedElementCount(shaped.getShape());
+  return count && *count <= kMaxBufferBytes / 16;
+}
+
+/// An error at the first argument or op result too large for a buffer.
+llvm::Error checkSizes(func::FuncOp function) {
+  const std::string limit = "more than 2^58 elements, beyond what a buffer holds";
+  for (auto [index, type] : llvm::enumerate(function.getArgumentTypes()))
+    if (!fitsABuffer(type))
+      return llvm::createStringError("argument #" + std::to_string(index) + " of @" +
+                                     function.getSymName().str() + " has " + limit);
+  Operation *tooLarge = nullptr;
+  function.walk([&](Operation *op) {
+    if (llvm::all_of(op->getResultTypes(), fitsABuffer)) return WalkResult::advance();
+    tooLarge = op;
+    return WalkResult::interrupt();
+  });
+  if (tooLarge) return CodegenContext::error(tooLarge, "its result has " + limit);
+  return llvm::Error::success();
+}
+
 } // namespace
 
 llvm::Expected<Program> compileFunction(func::FuncOp function) {
   if (function.isExternal())
     return llvm::createStringError("function @" + function.getSymName().str() + " has no body");
+  if (llvm::Error error = checkSizes(function)) return error;
   ProgramBuilder builder(function.getSymName().str());
   CodegenContext context(builder);
   Block &body = function.getBody().front();

@@ -43,6 +43,16 @@ int64_t BufferDesc::elements() const {
   return count;
 }
 
+bool BufferDesc::size_fits() const {
+  int64_t bytes = dtype_size(dtype);
+  for (int64_t d : shape) {
+    if (d < 0) return false;
+    if (d > 0 && bytes > kMaxBufferBytes / d) return false;
+    bytes *= d;
+  }
+  return true;
+}
+
 int64_t BufferDesc::bytes() const { return elements() * dtype_size(dtype); }
 
 int Program::storage_of(int id) const {
@@ -69,6 +79,8 @@ Status Program::validate() const {
     const std::string name = "buffer " + std::to_string(i) + " '" + b.name + "'";
     for (int64_t d : b.shape)
       if (d < 0) return Status::error(name + " has a negative dimension");
+    if (!b.size_fits())
+      return Status::error(name + " holds more than 2^62 bytes");
     if (b.role == BufferRole::kView) {
       if (!valid_id(b.view_of, count) || buffers[b.view_of].role == BufferRole::kView)
         return Status::error(name + " views an invalid buffer");

@@ -49,7 +49,13 @@ struct BufferDesc {
   int constant = -1; // kConstant: index into Program::constants
   int64_t bytes() const;
   int64_t elements() const;
+  /// Whether its byte size is at most kMaxBufferBytes (bytes() and
+  /// elements() are meaningful only then).
+  bool size_fits() const;
 };
+
+/// The largest buffer a Program may describe: sizes stay exact in int64.
+constexpr int64_t kMaxBufferBytes = int64_t(1) << 62;
 
 /// One kernel: the instantiation unit a Device compiles, and what it computes.
 struct KernelDesc {

@@ -36,6 +36,7 @@ using namespace mlir;
 using ::spectral::NpyArray;
 using ::spectral::NpyDtype;
 using ::spectral::reference::ElementKind;
+using ::spectral::HostTensor;
 using ::spectral::reference::Tensor;
 
 namespace {
@@ -122,18 +123,12 @@ std::optional<NpyDtype> dtypeOf(ElementKind kind) {
   return std::nullopt;
 }
 
-/// The array as the reference evaluator's tensor (.npy files and host
-/// tensors share one byte layout).
-Tensor fromNpy(const NpyArray &array, ElementKind kind) {
-  return ::spectral::toReferenceTensor({::spectral::dtypeOfKind(kind), array.shape, array.bytes});
-}
-
-NpyArray toNpy(const Tensor &t) {
-  ::spectral::HostTensor host = ::spectral::toHostTensor(t);
+/// .npy files and host tensors share one byte layout.
+NpyArray toNpy(HostTensor t) {
   NpyArray array;
-  array.dtype = *dtypeOf(t.kind);
-  array.shape = std::move(host.shape);
-  array.bytes = std::move(host.bytes);
+  array.dtype = *dtypeOf(::spectral::kindOfDtype(t.dtype));
+  array.shape = std::move(t.shape);
+  array.bytes = std::move(t.bytes);
   return array;
 }
 
@@ -169,22 +164,39 @@ llvm::Expected<Tensor> randomTensor(RankedTensorType type, std::mt19937_64 &rng)
   return t;
 }
 
-void printScalar(llvm::raw_ostream &os, ElementKind kind, std::complex<double> v) {
-  if (kind == ElementKind::I1)
-    os << (v.real() != 0 ? "True" : "False");
-  else if (::spectral::reference::isIntegerKind(kind))
-    os << int64_t(v.real());
-  else if (::spectral::reference::isComplexKind(kind))
+template <typename T> T element(const HostTensor &t, int64_t i) {
+  T value;
+  std::memcpy(&value, t.bytes.data() + i * sizeof(T), sizeof(T));
+  return value;
+}
+
+/// Element i as numpy prints it (integers exactly, whatever their size).
+void printScalar(llvm::raw_ostream &os, const HostTensor &t, int64_t i) {
+  using ::spectral::DType;
+  switch (t.dtype) {
+  case DType::kBool: os << (t.bytes[i] ? "True" : "False"); break;
+  case DType::kInt32: os << element<int32_t>(t, i); break;
+  case DType::kInt64: os << element<int64_t>(t, i); break;
+  case DType::kFloat32: os << llvm::format("%.6g", double(element<float>(t, i))); break;
+  case DType::kFloat64: os << llvm::format("%.6g", element<double>(t, i)); break;
+  case DType::kComplex64: {
+    auto v = element<std::complex<float>>(t, i);
+    os << llvm::format("%.6g%+.6gj", double(v.real()), double(v.imag()));
+    break;
+  }
+  case DType::kComplex128: {
+    auto v = element<std::complex<double>>(t, i);
     os << llvm::format("%.6g%+.6gj", v.real(), v.imag());
-  else
-    os << llvm::format("%.6g", v.real());
+    break;
+  }
+  }
 }
 
 /// numpy-like nested lists; long dims show their first and last 3 entries.
-void printNested(llvm::raw_ostream &os, const Tensor &t, size_t dim,
+void printNested(llvm::raw_ostream &os, const HostTensor &t, size_t dim,
                  int64_t offset, int64_t stride, bool summarize) {
   if (dim == t.shape.size()) {
-    printScalar(os, t.kind, t.data[offset]);
+    printScalar(os, t, offset);
     return;
   }
   int64_t n = t.shape[dim], inner = stride / std::max<int64_t>(n, 1);
@@ -206,14 +218,38 @@ void printNested(llvm::raw_ostream &os, const Tensor &t, size_t dim,
 
 bool validationFailed = false;
 
+/// The arguments as the reference evaluator holds them (double precision),
+/// refusing what it cannot hold exactly: integers beyond 2^53, more than
+/// kMaxReferenceElements elements.
+llvm::Expected<std::vector<Tensor>> referenceArguments(const std::vector<HostTensor> &inputs) {
+  std::vector<Tensor> arguments;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    std::string what = "argument #" + std::to_string(i);
+    if (inputs[i].elements() > ::spectral::reference::kMaxReferenceElements)
+      return llvm::createStringError(
+          what + " holds " + std::to_string(inputs[i].elements()) + " elements, more than the " +
+          std::to_string(::spectral::reference::kMaxReferenceElements) +
+          " the reference evaluator accepts");
+    Tensor tensor = ::spectral::toReferenceTensor(inputs[i]);
+    if (inputs[i].dtype == ::spectral::DType::kInt64)
+      for (int64_t j = 0; j < inputs[i].elements(); ++j)
+        if (int64_t v = element<int64_t>(inputs[i], j); v >= (int64_t(1) << 53) || v <= -(int64_t(1) << 53))
+          return llvm::createStringError(
+              what + ": element " + std::to_string(j) + " (" + std::to_string(v) +
+              ") is beyond 2^53; the reference evaluator holds integers exactly only below that");
+    arguments.push_back(std::move(tensor));
+  }
+  return arguments;
+}
+
 double milliseconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
 /// Compiles @function for the chosen device, runs it on `arguments`, and
 /// handles --validate, --benchmark and --dump-kernels. Returns the exit status.
-int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor> &arguments,
-                std::vector<Tensor> &results) {
+int runOnDevice(ModuleOp module, func::FuncOp function,
+                const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs) {
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
   ::spectral::StatusOr<std::unique_ptr<::spectral::Device>> device =
@@ -250,13 +286,8 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
       ::spectral::Executable::load(std::move(*program), **device, &stats);
   if (!executable)
     return fail(executable.status().message());
-  std::vector<::spectral::HostTensor> inputs, outputs;
-  for (const Tensor &t : arguments)
-    inputs.push_back(::spectral::toHostTensor(t));
   if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
     return fail(status.message());
-  for (const ::spectral::HostTensor &out : outputs)
-    results.push_back(::spectral::toReferenceTensor(out));
 
   if (benchmark) {
     const ::spectral::Program &p = (*executable)->program();
@@ -285,8 +316,11 @@ int runOnDevice(ModuleOp module, func::FuncOp function, const std::vector<Tensor
   }
 
   if (validate) {
+    llvm::Expected<std::vector<Tensor>> arguments = referenceArguments(inputs);
+    if (!arguments)
+      return fail("--validate: " + llvm::toString(arguments.takeError()));
     llvm::Expected<std::vector<Tensor>> expected =
-        ::spectral::reference::evaluate(function, arguments);
+        ::spectral::reference::evaluate(function, *arguments);
     if (!expected)
       return fail("--validate: the reference evaluator failed: " +
                   llvm::toString(expected.takeError()));
@@ -351,7 +385,7 @@ int main(int argc, char **argv) {
   for (const std::string &output : outputs)
     if (output.empty() || output[0] != '@')
       return fail("--output=" + output + ": expected @FILE.npy");
-  std::vector<Tensor> arguments;
+  std::vector<HostTensor> arguments;
   std::mt19937_64 rng(seed);
   for (size_t i = 0; i < argumentTypes.size(); ++i) {
     std::string what = "argument #" + std::to_string(i);
@@ -362,7 +396,7 @@ int main(int argc, char **argv) {
       llvm::Expected<Tensor> t = randomTensor(type, rng);
       if (!t)
         return fail(what + ": " + llvm::toString(t.takeError()));
-      arguments.push_back(std::move(*t));
+      arguments.push_back(::spectral::toHostTensor(*t));
       continue;
     }
     if (inputs[i].empty() || inputs[i][0] != '@')
@@ -387,34 +421,35 @@ int main(int argc, char **argv) {
                   ::spectral::npy_dtype_name(array.dtype) + " of shape (" + shape +
                   ")");
     }
-    if (array.element_count() > ::spectral::reference::kMaxReferenceElements)
-      return fail(what + ": " + inputs[i].substr(1) + " holds " +
-                  std::to_string(array.element_count()) + " elements, more than the " +
-                  std::to_string(::spectral::reference::kMaxReferenceElements) +
-                  " the reference evaluator accepts");
-    Tensor tensor = fromNpy(array, *kind);
-    for (int64_t j = 0; j < tensor.size(); ++j)
-      if (std::abs(tensor.data[j].real()) >= 9007199254740992.0 &&
-          ::spectral::reference::isIntegerKind(*kind))
-        return fail(what + ": element " + std::to_string(j) + " of " + inputs[i].substr(1) +
-                    " is beyond 2^53; the reference evaluator holds integers exactly only "
-                    "below that");
-    arguments.push_back(std::move(tensor));
+    arguments.push_back({::spectral::dtypeOfKind(*kind), std::move(array.shape),
+                         std::move(array.bytes)});
   }
 
-  std::vector<Tensor> results;
-  if (validateTolerance.getNumOccurrences() && validateTolerance < 0)
-    return fail("--validate-tolerance must be at least 0, got " +
+  std::vector<HostTensor> results;
+  if (validateTolerance.getNumOccurrences() && !(validateTolerance >= 0))
+    return fail("--validate-tolerance must be a number of at least 0, got " +
                 std::to_string(double(validateTolerance)));
+  {
+    // NVRTC 13 compiles for sm_75 and newer; refuse anything else before
+    // codegen writes the first file of a dump.
+    llvm::StringRef arch = dumpArch;
+    unsigned number = 0;
+    if (!arch.consume_front("sm_") || arch.getAsInteger(10, number) || number < 75)
+      return fail("--dump-arch=" + dumpArch + ": expected sm_XX of sm_75 or newer (sm_80, "
+                  "sm_90, ...)");
+  }
   if (deviceName == "reference") {
     if (validate || benchmark || report || !dumpKernels.empty())
       return fail("--validate, --benchmark, --report and --dump-kernels need a device that "
                   "runs kernels (auto, cuda or host)");
+    llvm::Expected<std::vector<Tensor>> exact = referenceArguments(arguments);
+    if (!exact)
+      return fail(llvm::toString(exact.takeError()));
     llvm::Expected<std::vector<Tensor>> evaluated =
-        ::spectral::reference::evaluate(function, arguments);
+        ::spectral::reference::evaluate(function, *exact);
     if (!evaluated)
       return fail(llvm::toString(evaluated.takeError()));
-    results = std::move(*evaluated);
+    for (const Tensor &t : *evaluated) results.push_back(::spectral::toHostTensor(t));
   } else {
     int status = runOnDevice(*module, function, arguments, results);
     if (status != 0)
@@ -422,14 +457,14 @@ int main(int argc, char **argv) {
   }
 
   for (size_t i = 0; i < results.size(); ++i) {
-    const Tensor &t = results[i];
+    HostTensor &t = results[i];
     if (outputs.empty()) {
-      llvm::outs() << "result #" << i << ": " << t.typeString() << "\n";
-      printNested(llvm::outs(), t, 0, 0, t.size(), t.size() > 1000);
+      llvm::outs() << "result #" << i << ": " << t.type_string() << "\n";
+      printNested(llvm::outs(), t, 0, 0, t.elements(), t.elements() > 1000);
       llvm::outs() << "\n";
       continue;
     }
-    if (!::spectral::write_npy(outputs[i].substr(1), toNpy(t), &error))
+    if (!::spectral::write_npy(outputs[i].substr(1), toNpy(std::move(t)), &error))
       return fail("result #" + llvm::Twine(i) + ": " + error);
   }
   return validationFailed ? 3 : 0;

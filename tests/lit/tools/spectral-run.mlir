@@ -59,7 +59,7 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 // NOFILE: argument #0: {{.*}}nothing.npy: {{.*}}No such file or directory
 
 // RUN: not spectral-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant)
+// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant @beyond @wide_ints @ints_back)
 
 // RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OUTS
@@ -96,3 +96,44 @@ func.func @out_of_range() -> tensor<1xf32> {
 func.func @giant(%x: tensor<4611686018427387904x4xf32>) -> tensor<4611686018427387904x4xf32> {
   return %x : tensor<4611686018427387904x4xf32>
 }
+
+// A value too large for a buffer is refused at its op, before codegen.
+// RUN: not spectral-run %s --function=beyond --device=host 2>&1 | FileCheck %s --check-prefix=BEYOND
+// BEYOND: spectral-run.mlir:[[@LINE+3]]:8: 'spectral.{{broadcast|constant}}': its result has more than 2^58 elements, beyond what a buffer holds
+func.func @beyond() -> tensor<f32> {
+  %x = spectral.constant dense<1.0> : tensor<4xf32>
+  %b = spectral.broadcast %x : tensor<4xf32> -> tensor<4611686018427387904x4xf32>
+  %s = spectral.reduce_sum %b axes [0, 1] : tensor<4611686018427387904x4xf32>
+  return %s : tensor<f32>
+}
+
+// Integers beyond 2^53 are exact on devices: printed, written to .npy and
+// read back as they are (the reference evaluator, in double precision,
+// refuses them as inputs).
+// RUN: spectral-run %s --function=wide_ints --device=host --random-inputs --seed=5 | FileCheck %s --check-prefix=WIDE
+// WIDE:      result #0: tensor<2xi64>
+// WIDE-NEXT: {{\[}}[[#A:]], [[#B:]]]
+// WIDE-NEXT: result #1: tensor<2xi64>
+// WIDE-NEXT: {{\[}}[[#A+9007199254740993]], [[#B+9007199254740993]]]
+// RUN: spectral-run %s --function=wide_ints --device=host --random-inputs --seed=5 --output=@%t/small.npy --output=@%t/wide.npy
+// RUN: spectral-run %s --function=ints_back --device=host --input=@%t/wide.npy --input=@%t/small.npy | FileCheck %s --check-prefix=BACK
+// BACK:      result #0: tensor<2xi64>
+// BACK-NEXT: [9007199254740993, 9007199254740993]
+// RUN: not spectral-run %s --function=ints_back --device=reference --input=@%t/wide.npy --input=@%t/small.npy 2>&1 | FileCheck %s --check-prefix=BACKREF
+// BACKREF: error: argument #0: element 0 (90071992547409{{[0-9]+}}) is beyond 2^53; the reference evaluator holds integers exactly only below that
+func.func @wide_ints(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>) {
+  %c = spectral.constant dense<9007199254740993> : tensor<2xi64>
+  %y = spectral.add %x, %c : tensor<2xi64>, tensor<2xi64>
+  return %x, %y : tensor<2xi64>, tensor<2xi64>
+}
+func.func @ints_back(%y: tensor<2xi64>, %x: tensor<2xi64>) -> tensor<2xi64> {
+  %d = spectral.sub %y, %x : tensor<2xi64>, tensor<2xi64>
+  return %d : tensor<2xi64>
+}
+
+// Flags are checked before anything runs or is written.
+// RUN: not spectral-run %s --function=double --random-inputs --validate --validate-tolerance=nan 2>&1 | FileCheck %s --check-prefix=TOLNAN
+// TOLNAN: error: --validate-tolerance must be a number of at least 0, got nan
+// RUN: rm -rf %t/arch && not spectral-run %s --function=double --random-inputs --dump-kernels=%t/arch --dump-arch=bogus 2>&1 | FileCheck %s --check-prefix=ARCH
+// RUN: not ls %t/arch
+// ARCH: error: --dump-arch=bogus: expected sm_XX of sm_75 or newer (sm_80, sm_90, ...)

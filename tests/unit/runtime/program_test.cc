@@ -97,6 +97,11 @@ TEST(Program, ValidateNamesWhatIsWrong) {
   constant.constants.push_back(std::vector<uint8_t>(4));
   EXPECT_NE(constant.validate().message().find("holds 4 constant bytes, expected 8"),
             std::string::npos);
+  Program huge = doubling(false);
+  huge.buffers[1].shape = {int64_t(1) << 61, 4};  // 2^65 bytes: int64 sizes would wrap
+  EXPECT_NE(huge.validate().message().find("buffer 1 'y' holds more than 2^62 bytes"),
+            std::string::npos)
+      << huge.validate().message();
 }
 
 /// x -> a = 2x -> b = 2a -> c = 2b, with c lent a's bytes (a is dead by then).

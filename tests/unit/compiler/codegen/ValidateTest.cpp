@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace spectral {
@@ -13,6 +14,7 @@ using reference::ElementKind;
 using reference::Tensor;
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
 
 TEST(Validate, RelativeErrorAgainstTheLargestReferenceMagnitude) {
   Tensor expected{ElementKind::F64, {3}, {1.0, -4.0, 2.0}};
@@ -50,6 +52,28 @@ TEST(Validate, ComplexPartsAndIntegersAndShapes) {
                                          ints, 1.0);
   EXPECT_FALSE(shape.pass);
   EXPECT_NE(shape.mismatch.find("shape"), std::string::npos);
+}
+
+TEST(Validate, TheReferenceIsRoundedToTheResultType) {
+  // 1e300 is infinite as an f32 (what the device writes), finite as an f64;
+  // five elements, so a vectorized loop has a scalar tail.
+  Tensor expected{ElementKind::F32, {5}, {1e300, 1.0 + 1e-12, -1e300, 2.0, 1e300}};
+  HostTensor got = toHostTensor(Tensor{ElementKind::F32, {5}, {kInf, 1.0, -kInf, 2.0, kInf}});
+  Agreement a = compareWithReference(got, expected, 0);
+  EXPECT_TRUE(a.pass) << a.mismatch;
+  // FLT_MAX stays finite; half an ulp beyond it is infinite.
+  const double flt_max = std::numeric_limits<float>::max();
+  HostTensor edge = toHostTensor(
+      Tensor{ElementKind::F32, {2}, {flt_max, flt_max + std::ldexp(1.0, 103)}});
+  float values[2];
+  std::memcpy(values, edge.bytes.data(), sizeof values);
+  EXPECT_EQ(values[0], std::numeric_limits<float>::max());
+  EXPECT_TRUE(std::isinf(values[1]));
+  Tensor wide{ElementKind::F64, {1}, {1e300}};
+  Agreement b = compareWithReference(toHostTensor(Tensor{ElementKind::F64, {1}, {kInf}}), wide, 1);
+  EXPECT_FALSE(b.pass);
+  EXPECT_NE(b.mismatch.find("element 0 is inf where the reference has 1e+300"), std::string::npos)
+      << b.mismatch;
 }
 
 }  // namespace
