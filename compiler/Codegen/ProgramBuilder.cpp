@@ -86,7 +86,8 @@ int ProgramBuilder::addKernel(KernelSource source, std::string ops, int64_t byte
   for (int suffix = 2;; ++suffix) {
     auto found = kernelsByEntry_.find(source.entry);
     if (found == kernelsByEntry_.end()) break;
-    if (program_.kernels[found->second].source.source == source.source) {
+    const KernelSource &existing = program_.kernels[found->second].source;
+    if (existing.source == source.source && existing.defines == source.defines) {
       // One unit serving several ops: the dump lists them all.
       std::string &listed = program_.kernels[found->second].ops;
       if (!ops.empty() && listed.find(ops) == std::string::npos) listed += ", " + ops;

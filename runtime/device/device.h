@@ -9,10 +9,12 @@
 
 #include "runtime/status.h"
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace spectral {
 
@@ -24,7 +26,36 @@ struct Dim3 {
 struct KernelSource {
   std::string source;  // CUDA C++; may #include "<template>.cuh" from kernels_templates/
   std::string entry;   // the extern "C" __global__ function's name
+  /// The kernel's own compile options, the same on every device: macros
+  /// defined before the unit, each "NAME" or "NAME=VALUE" (one line).
+  std::vector<std::string> defines;
 };
+
+/// Whether `define` is NAME or NAME=VALUE with NAME an identifier and VALUE
+/// one line.
+inline bool is_valid_define(const std::string& define) {
+  size_t end = define.find('=');
+  std::string name = define.substr(0, end);
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
+  for (char c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+  return define.find_first_of("\r\n") == std::string::npos;
+}
+
+/// What every compiler sees: `source` with its defines as #define lines
+/// before the unit (and none left over), so that cache keys, dumps and both
+/// devices agree on the text.
+inline KernelSource with_defines(const KernelSource& source) {
+  if (source.defines.empty()) return source;
+  KernelSource unit{"", source.entry, {}};
+  for (const std::string& define : source.defines) {
+    size_t end = define.find('=');
+    unit.source += "#define " + define.substr(0, end) +
+                   (end == std::string::npos ? "" : " " + define.substr(end + 1)) + "\n";
+  }
+  unit.source += source.source;
+  return unit;
+}
 
 /// A loaded kernel, owned by the device that loaded it.
 class Kernel {

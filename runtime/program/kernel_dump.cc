@@ -94,7 +94,8 @@ StatusOr<std::string> dump_kernels(const Program& program, const DumpOptions& op
     row.read = kernel.bytes_read;
     row.written = kernel.bytes_written;
     const std::string base = options.directory + "/" + kernel.source.entry;
-    if (Status status = write_file(base + ".cu", kernel.source.source); !status) return status;
+    if (Status status = write_file(base + ".cu", with_defines(kernel.source).source); !status)
+      return status;
     if (!compiler) continue;
     StatusOr<CompiledKernel> compiled = compiler->compile(kernel.source, nvrtc, headers);
     if (!compiled)

@@ -101,6 +101,12 @@ Status Program::validate() const {
                              " constant bytes, expected " + std::to_string(b.bytes()));
     }
   }
+  for (size_t k = 0; k < kernels.size(); ++k)
+    for (const std::string& define : kernels[k].source.defines)
+      if (!is_valid_define(define))
+        return Status::error("kernel " + std::to_string(k) + " '" + kernels[k].source.entry +
+                             "' has an invalid define '" + define +
+                             "' (NAME or NAME=VALUE on one line)");
   for (int id : inputs)
     if (!valid_id(id, count) || buffers[id].role != BufferRole::kInput)
       return Status::error("input " + std::to_string(id) + " is not an input buffer");

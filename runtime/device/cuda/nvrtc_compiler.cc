@@ -249,16 +249,18 @@ StatusOr<CompiledKernel> NvrtcCompiler::cached(
   return kernel;
 }
 
-StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& source,
+StatusOr<CompiledKernel> NvrtcCompiler::compile(const KernelSource& given,
                                                 const NvrtcOptions& options,
                                                 const std::vector<NvrtcHeader>& headers) const {
+  const KernelSource source = with_defines(given);
   return cached(source, key_for(source, options, headers), headers,
                 [&] { return compile_uncached(source, options, headers); });
 }
 
 StatusOr<CompiledKernel> NvrtcCompiler::compile_for_device(
-    const KernelSource& source, int compute_capability,
+    const KernelSource& given, int compute_capability,
     const std::vector<NvrtcHeader>& headers) const {
+  const KernelSource source = with_defines(given);
   NvrtcOptions native;
   native.arch = "sm_" + std::to_string(compute_capability);
   CacheKey key = key_for(source, native, headers);

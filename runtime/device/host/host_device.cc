@@ -184,7 +184,8 @@ Status HostDevice::fill_zero(void* device_dst, size_t bytes) {
   return Status::ok();
 }
 
-StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& source) {
+StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
+  const KernelSource source = with_defines(given);
   if (!is_identifier(source.entry)) {
     return Status::error("kernel entry '" + source.entry + "' is not a C identifier");
   }

@@ -179,6 +179,23 @@ TEST(Report, CountsPerKernelAgainstTheMinimum) {
   EXPECT_NE(text.find("ratio 3.00x"), std::string::npos) << text;
 }
 
+TEST(Executor, KernelsCarryTheirDefines) {
+  // FACTOR replaces the 2 of double_it: a define reaches the host compiler.
+  Program p = doubling(false);
+  std::string& text = p.kernels[0].source.source;
+  text.replace(text.find("y[i] = 2 * x[i]"), 15, "y[i] = FACTOR * x[i]");
+  p.kernels[0].source.defines = {"FACTOR=3"};
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(p, host());
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  EXPECT_EQ(outputs[0].bytes, floats({3, 6, 9, 12}).bytes);
+  for (const char* bad : {"1X", "A B", "X=1\nY", ""}) {
+    p.kernels[0].source.defines = {bad};
+    EXPECT_NE(p.validate().message().find("has an invalid define"), std::string::npos) << bad;
+  }
+}
+
 TEST(Executor, RunsStepsAndReturnsViewsAndInputs) {
   StatusOr<std::unique_ptr<Executable>> exe = Executable::load(doubling(true), host());
   ASSERT_TRUE(exe.is_ok()) << exe.status().message();

@@ -50,6 +50,29 @@ TEST(NvrtcCompiler, ReportsItsVersionAndArchitectures) {
   EXPECT_NE(std::find(archs->begin(), archs->end(), 90), archs->end());
 }
 
+TEST(NvrtcCompiler, DefinesAreTheKernelsOwnOptions) {
+  // TILE sizes the shared array: without the define the unit does not compile.
+  KernelSource tiled{R"(
+extern "C" __global__ void scale(float* out, const float* in) {
+  __shared__ float tile[TILE];
+  tile[threadIdx.x] = in[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = FACTOR * tile[threadIdx.x];
+}
+)",
+                     "scale", {"TILE=128", "FACTOR=2.0f"}};
+  StatusOr<CompiledKernel> small = compiler().compile(tiled, cubin_for("sm_80"));
+  ASSERT_TRUE(small) << small.status().message();
+  ASSERT_NE(small->usage_of("scale"), nullptr);
+  EXPECT_EQ(small->usage_of("scale")->shared_bytes, 512);
+  tiled.defines[0] = "TILE=1024";  // another define is another kernel, not a cache hit
+  StatusOr<CompiledKernel> large = compiler().compile(tiled, cubin_for("sm_80"));
+  ASSERT_TRUE(large) << large.status().message();
+  EXPECT_EQ(large->usage_of("scale")->shared_bytes, 4096);
+  tiled.defines = {};
+  EXPECT_FALSE(compiler().compile(tiled, cubin_for("sm_80")));
+}
+
 TEST(NvrtcCompiler, CompilesForADeviceOfAnyArchitecture) {
   StatusOr<CompiledKernel> native = compiler().compile_for_device(kReverse, 90);
   ASSERT_TRUE(native) << native.status().message();
