@@ -264,38 +264,34 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   options.fusionRemarks = fusionRemarks;
   options.reuseBuffers = !noBufferReuse;
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(*copy, options);
-  if (!program)
-    return fail(llvm::toString(program.takeError()));
-  auto codegenEnd = std::chrono::steady_clock::now();
+  ::spectral::LoadStats stats;
+  llvm::Expected<std::unique_ptr<::spectral::Executable>> executable =
+      ::spectral::jitCompile(*copy, **device, options, &stats);
+  if (!executable)
+    return fail(llvm::toString(executable.takeError()));
+  const double compileMs = milliseconds(std::chrono::steady_clock::now() - start);
+  const ::spectral::Program &program = (*executable)->program();
   std::string dumpDir = dumpKernels;
   if (dumpDir.empty())
     if (const char *env = std::getenv("SPECTRAL_DUMP_DIR"); env && *env)
       dumpDir = env;
   if (!dumpDir.empty()) {
     ::spectral::StatusOr<std::string> summary =
-        ::spectral::dump_kernels(*program, {dumpDir, dumpArch});
+        ::spectral::dump_kernels(program, {dumpDir, dumpArch});
     if (!summary)
       return fail("--dump-kernels=" + dumpDir + ": " + summary.status().message());
     llvm::errs() << summary.value();
   }
   if (report)
-    llvm::errs() << ::spectral::format_report(*program);
-  ::spectral::LoadStats stats;
-  ::spectral::StatusOr<std::unique_ptr<::spectral::Executable>> executable =
-      ::spectral::Executable::load(std::move(*program), **device, &stats);
-  if (!executable)
-    return fail(executable.status().message());
+    llvm::errs() << ::spectral::format_report(program);
   if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
     return fail(status.message());
 
   if (benchmark) {
-    const ::spectral::Program &p = (*executable)->program();
     llvm::errs() << llvm::format(
         "compile: %.1f ms (codegen %.1f ms, load %.1f ms); %d kernel%s: %llu from the "
         "memory cache, %llu from the disk cache, %llu compiled\n",
-        milliseconds(codegenEnd - start) + stats.seconds * 1e3,
-        milliseconds(codegenEnd - start), stats.seconds * 1e3, stats.kernels,
+        compileMs, compileMs - stats.seconds * 1e3, stats.seconds * 1e3, stats.kernels,
         stats.kernels == 1 ? "" : "s", (unsigned long long)stats.memory_hits, (unsigned long long)stats.disk_hits,
         (unsigned long long)stats.compiles);
     std::vector<double> times;
@@ -306,7 +302,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
       times.push_back(milliseconds(std::chrono::steady_clock::now() - t0));
     }
     std::sort(times.begin(), times.end());
-    double bytes = double(p.bytes_moved());
+    double bytes = double(program.bytes_moved());
     llvm::errs() << llvm::format(
         "run on %s: min %.3f ms, median %.3f ms over %u runs; %.0f bytes moved per run "
         "by kernels and device copies (%.2f GB/s at the min; a run also copies inputs in and "
