@@ -89,15 +89,24 @@ llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, sp::FusionOp f
   if (!region) return false;
   if (region->yielded.empty()) return true;  // nothing is used: no kernel
   Operation *anchor = region->anchor;
+  const unsigned loaded = elementLoads(anchor);
+  // cross_entropy's labels are read as they are: computed labels go op by op.
+  for (unsigned k = loaded; k < region->prologues.size(); ++k)
+    if (region->prologues[k]) return false;
   std::vector<int> outputs = fusionOutputs(context, fusion);
   bool softmax = isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(anchor);
-  const std::optional<FusedPrologue> &pro = region->prologues[0];
-  ElementEnd load = pro ? fusedLoad(context, pro->group, pro->ops)
-                        : bufferLoad(context, "x", context.bufferOf(anchor->getOperand(0)));
+  std::vector<ElementEnd> loads;
+  for (unsigned k = 0; k < loaded; ++k) {
+    const std::optional<FusedPrologue> &pro = region->prologues[k];
+    std::string operand = loaded == 1 ? "" : std::string(1, char('A' + k));
+    loads.push_back(pro ? fusedLoad(context, pro->group, pro->ops, operand)
+                        : bufferLoad(context, k ? "y" : "x",
+                                     context.bufferOf(anchor->getOperand(k))));
+  }
   ElementEnd store = region->epilogue
                          ? fusedStore(context, *region->epilogue, region->after, outputs)
                          : bufferStore(context, softmax ? "y" : "out", outputs[0]);
-  if (llvm::Error error = lowerReductionWithEnds(context, anchor, load, store)) return error;
+  if (llvm::Error error = lowerReductionWithEnds(context, anchor, loads, store)) return error;
   return true;
 }
 

@@ -40,16 +40,20 @@ ElementEnd fusedLoad(CodegenContext &context, FusedGroup group,
 ElementEnd fusedStore(CodegenContext &context, FusedGroup group,
                       llvm::ArrayRef<mlir::Operation *> ops, llvm::ArrayRef<int> outputs);
 
-/// Whether `op` is a reduce_sum, reduce_mean, reduce_max, softmax or
-/// log_softmax whose kernels read its operand through one Load and write
-/// its result through one Store (not when its result is empty, nor for a
-/// maximum over nothing: its own lowering reports that).
+/// Whether `op` is a reduce_sum, reduce_mean, reduce_max, softmax,
+/// log_softmax, cross_entropy or mse whose kernels read operands through
+/// Loads and write its result through one Store (not a reduction with an
+/// empty result, nor a maximum over nothing: its own lowering reports that).
 bool takesElementEnds(mlir::Operation *op);
 
-/// Lowers such an op (takesElementEnds) with `load` in the first launch's
-/// Load and `store` in the last launch's Store (Reductions.cpp).
+/// How many of `op`'s leading operands it reads through Loads: 2 for mse
+/// (prediction, target), else 1 (cross_entropy reads its labels as they are).
+unsigned elementLoads(mlir::Operation *op);
+
+/// Lowers such an op (takesElementEnds) with `loads` (elementLoads of them)
+/// in the first launch and `store` in the last launch (Reductions.cpp).
 llvm::Error lowerReductionWithEnds(CodegenContext &context, mlir::Operation *op,
-                                   const ElementEnd &load, const ElementEnd &store);
+                                   llvm::ArrayRef<ElementEnd> loads, const ElementEnd &store);
 
 /// Lowers a spectral.fusion region whose ops (`ops`, in order, non-splat
 /// constants already given buffers and left out) are elementwise ops around

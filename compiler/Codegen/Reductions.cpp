@@ -400,24 +400,23 @@ void lowerSoftmax(CodegenContext &context, Operation *op, Value x, int64_t axis,
 }
 
 /// Per-row losses (a bad label reported through an error word naming the
-/// op), then their mean.
-llvm::Error lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op) {
+/// op) from the logits `logits` reads at flat offsets, then their mean,
+/// written through `store`.
+void lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op, const ElementEnd &logits,
+                       const ElementEnd &store) {
   DType dtype = dtypeOf(op.getLogits().getType()), labelType = dtypeOf(op.getLabels().getType());
   std::vector<int64_t> shape = shapeOf(op.getLogits().getType());
   int64_t rows = shape[0], classes = shape[1];
-  int logits = context.bufferOf(op.getLogits()), labels = context.bufferOf(op.getLabels());
-  int output = context.newResultBuffer(op.getResult());
+  int labels = context.bufferOf(op.getLabels());
   ProgramBuilder &builder = context.builder;
-  std::string where = CodegenContext::describe(op);
   std::string t = cppType(dtype), l = cppType(labelType);
   int losses = context.newScratch(op, dtype, std::max<int64_t>(rows, 1));
   if (rows > 0) {
     RowBlock rb = rowBlock(classes, true);
     std::string entry = std::string("cross_entropy_") + shortName(dtype) + "_" +
                         shortName(labelType) + "_" + std::to_string(rows) + "x" +
-                        std::to_string(classes);
-    std::string unit =
-        "#include \"loss.cuh\"\n\nnamespace {\n"
+                        std::to_string(classes) + logits.tag;
+    std::string lossStore =
         "/// Stores a row's loss; a label outside [0, classes) marks the row in the error word.\n"
         "struct LossStore {\n  " + t + "* loss;\n  const " + l + "* labels;\n"
         "  unsigned long long* error;\n"
@@ -425,47 +424,60 @@ llvm::Error lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op) {
         "    const long long label = (long long)labels[row];\n"
         "    if ((label < 0 || label >= " + lit(classes) + ") && error != nullptr)\n"
         "      atomicMax(error, ~(unsigned long long)row);\n"
-        "    loss[row] = v;\n  }\n};\n}  // namespace\n\n"
-        "extern \"C\" __global__ void " + entry + "(const " + t + "* __restrict__ logits, const " +
-        l + "* __restrict__ labels, " + t + "* __restrict__ loss, unsigned long long* error) {\n"
+        "    loss[row] = v;\n  }\n};\n";
+    KernelSource unit = unitOf(
+        "loss.cuh", {&logits},
+        loadFunctor("Logits", logits, t, "long long row, long long j",
+                    "    const long long i = row * " + lit(classes) + " + j;\n") +
+            lossStore,
+        entry,
+        paramsOf({&logits}, {"const " + l + "* __restrict__ labels", t + "* __restrict__ loss",
+                             "unsigned long long* error"}),
         "  spectral_reduce::cross_entropy_rows<" + std::to_string(rb.x) + ", " +
-        std::to_string(rb.rows) + ", " + t + ">(" + lit(rows) + ", " + lit(classes) +
-        ", spectral_reduce::RowLoad<" + t + ">{logits, " + lit(classes) +
-        "}, labels, LossStore{loss, labels, error});\n}\n";
+            std::to_string(rb.rows) + ", " + t + ">(" + lit(rows) + ", " + lit(classes) +
+            ", Logits{" + logits.init + "}, labels, LossStore{loss, labels, error});\n");
     int error = context.newScratch(op, DType::kInt64, 1);
-    int kernel = builder.addKernel(
-        {unit, entry}, where,
-        bytesOf(dtype, rows * classes) + bytesOf(labelType, rows), bytesOf(dtype, rows));
+    std::string where = describeLaunch(&logits, op, nullptr);
+    int kernel = builder.addKernel(unit, where, logits.bytes + bytesOf(labelType, rows),
+                                   bytesOf(dtype, rows));
     builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0,
-                   {StepArg::of_buffer(logits), StepArg::of_buffer(labels),
-                    StepArg::of_buffer(losses), StepArg::of_buffer(error)},
+                   argsOf({&logits}, {StepArg::of_buffer(labels), StepArg::of_buffer(losses),
+                                      StepArg::of_buffer(error)}),
                    where, error, "label out of range [0, " + std::to_string(classes) + ") in row");
   }
   reduceFlat(context, op, Kind::kMean, dtype, rows,
              {bufferLoad(context, "x", losses), "reduce.cuh", partialsEntry(Kind::kMean, dtype)},
-             bufferStore(context, "out", output));
-  return llvm::Error::success();
+             store);
 }
 
-/// The mean of |prediction - target|^2: the squared error is the partials'
+/// The mean of |prediction - target|^2, written through `store`: the
+/// squared error of what `prediction` and `target` read is the partials'
 /// Load (real or complex inputs, a real result), always two passes.
-llvm::Error lowerMse(CodegenContext &context, sp::MseOp op) {
+void lowerMse(CodegenContext &context, sp::MseOp op, const ElementEnd &prediction,
+              const ElementEnd &target, const ElementEnd &store) {
   DType dtype = dtypeOf(op.getPrediction().getType()), real = dtypeOf(op.getType());
   int64_t n = elementCount(op.getPrediction());
-  int a = context.bufferOf(op.getPrediction()), b = context.bufferOf(op.getTarget());
-  int output = context.newResultBuffer(op.getResult());
-  std::string t = cppType(dtype), functor = "spectral_reduce::SquaredErrorLoad<" + t + ">";
+  std::string t = cppType(dtype);
+  // One Load over both ends: each end's functor as a member of its own.
   ElementEnd load;
-  load.members = "  " + functor + " squaredError;\n";
-  load.init = functor + "{a, b}";
-  load.params = {"const " + t + "* __restrict__ a", "const " + t + "* __restrict__ b"};
-  load.args = {StepArg::of_buffer(a), StepArg::of_buffer(b)};
-  load.code = "squaredError(i)";
-  load.bytes = 2 * bytesOf(dtype, n);
+  load.include = !prediction.include.empty() ? prediction.include : target.include;
+  load.definition = prediction.definition +
+                    (target.definition == prediction.definition ? "" : target.definition) +
+                    loadFunctor("Prediction", prediction, t, "long long i", "") +
+                    loadFunctor("Target", target, t, "long long i", "");
+  load.members = "  Prediction prediction;\n  Target target;\n";
+  load.init = "Prediction{" + prediction.init + "}, Target{" + target.init + "}";
+  for (const ElementEnd *end : {&prediction, &target}) {
+    load.params.insert(load.params.end(), end->params.begin(), end->params.end());
+    load.args.insert(load.args.end(), end->args.begin(), end->args.end());
+    load.bytes += end->bytes;
+    load.ops += (load.ops.empty() || end->ops.empty() ? "" : ", ") + end->ops;
+  }
+  load.tag = prediction.tag + target.tag;
+  load.code = "spectral_reduce::magnitude2(prediction(i) - target(i))";
   reduceFlat(context, op, Kind::kMean, real, n,
              {load, "loss.cuh", std::string("mse_") + shortName(dtype) + "_partials", false},
-             bufferStore(context, "out", output));
-  return llvm::Error::success();
+             store);
 }
 
 /// reduce_sum, reduce_mean, reduce_max, softmax, log_softmax.
@@ -512,12 +524,22 @@ ElementEnd bufferStore(const CodegenContext &context, const std::string &name, i
 }
 
 bool takesElementEnds(Operation *op) {
+  if (isa<sp::CrossEntropyOp, sp::MseOp>(op)) return true;
   return isAnchorOp(op) && elementCount(op->getResult(0)) > 0 && maxOverNothing(op) < 0;
 }
 
-llvm::Error lowerReductionWithEnds(CodegenContext &context, Operation *op, const ElementEnd &load,
-                                   const ElementEnd &store) {
-  if (auto r = dyn_cast<sp::ReduceSumOp>(op))
+unsigned elementLoads(Operation *op) { return isa<sp::MseOp>(op) ? 2 : 1; }
+
+llvm::Error lowerReductionWithEnds(CodegenContext &context, Operation *op,
+                                   llvm::ArrayRef<ElementEnd> loads, const ElementEnd &store) {
+  if (loads.size() != elementLoads(op))
+    return CodegenContext::error(op, "takes " + llvm::Twine(elementLoads(op)) + " fused loads");
+  const ElementEnd &load = loads[0];
+  if (auto c = dyn_cast<sp::CrossEntropyOp>(op))
+    lowerCrossEntropy(context, c, load, store);
+  else if (auto m = dyn_cast<sp::MseOp>(op))
+    lowerMse(context, m, load, loads[1], store);
+  else if (auto r = dyn_cast<sp::ReduceSumOp>(op))
     lowerReduce(context, op, Kind::kSum, r.getX(), r.getAxes(), load, store);
   else if (auto r = dyn_cast<sp::ReduceMeanOp>(op))
     lowerReduce(context, op, Kind::kMean, r.getX(), r.getAxes(), load, store);
@@ -533,6 +555,12 @@ llvm::Error lowerReductionWithEnds(CodegenContext &context, Operation *op, const
 }
 
 llvm::Expected<bool> lowerReduction(CodegenContext &context, Operation *op) {
+  if (isa<sp::CrossEntropyOp, sp::MseOp>(op)) {
+    std::vector<ElementEnd> loads{bufferLoad(context, "x", context.bufferOf(op->getOperand(0)))};
+    if (isa<sp::MseOp>(op)) loads.push_back(bufferLoad(context, "y", context.bufferOf(op->getOperand(1))));
+    return lowered(lowerReductionWithEnds(
+        context, op, loads, bufferStore(context, "out", context.newResultBuffer(op->getResult(0)))));
+  }
   if (isAnchorOp(op)) {
     int input = context.bufferOf(op->getOperand(0));
     int output = context.newResultBuffer(op->getResult(0));
@@ -542,11 +570,9 @@ llvm::Expected<bool> lowerReduction(CodegenContext &context, Operation *op) {
                                            "undefined");
     if (!takesElementEnds(op)) return true;  // an empty result
     bool softmax = isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(op);
-    return lowered(lowerReductionWithEnds(context, op, bufferLoad(context, "x", input),
+    return lowered(lowerReductionWithEnds(context, op, {bufferLoad(context, "x", input)},
                                           bufferStore(context, softmax ? "y" : "out", output)));
   }
-  if (auto c = dyn_cast<sp::CrossEntropyOp>(op)) return lowered(lowerCrossEntropy(context, c));
-  if (auto m = dyn_cast<sp::MseOp>(op)) return lowered(lowerMse(context, m));
   return false;
 }
 

@@ -253,8 +253,14 @@ private:
         (group.ops.contains(user) ? inGroup.push_back(user) : void(outside = user));
       if (inGroup.empty()) continue;
       std::string why;
+      auto readAsIs = [&](OpOperand &use) {
+        return group.ops.contains(use.getOwner()) && fusion::kindOf(use.getOwner()) == OpKind::kAnchor &&
+               !fusion::readsThroughLoad(use.getOwner(), use.getOperandNumber());
+      };
       if (outside)
         why = "its result is also used by " + describe(outside) + ", outside the kernel";
+      else if (llvm::any_of(op->getUses(), readAsIs))
+        why = "the anchor reads that operand as it is, not through a fused load";
       else if (group.anchor && !fusion::failureOf(op).empty())
         why = "it can fail at run time (" + fusion::failureOf(op) +
               "), which a fused load cannot report";

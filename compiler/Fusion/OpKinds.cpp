@@ -38,9 +38,13 @@ OpKind kindOf(Operation *op) {
     return OpKind::kIndexMap;
   if (isa<sp::FftOp, sp::IfftOp, sp::RfftOp, sp::IrfftOp, sp::DctOp, sp::IdctOp, sp::ReduceSumOp,
           sp::ReduceMeanOp, sp::ReduceMaxOp, sp::SoftmaxOp, sp::LogSoftmaxOp, sp::MatmulOp,
-          sp::ChannelMixOp>(op))
+          sp::ChannelMixOp, sp::CrossEntropyOp, sp::MseOp>(op))
     return OpKind::kAnchor;
   return OpKind::kOpaque;
+}
+
+bool readsThroughLoad(Operation *anchor, unsigned operand) {
+  return !(isa<sp::CrossEntropyOp>(anchor) && operand == 1);
 }
 
 bool isElementwise(Operation *op) {

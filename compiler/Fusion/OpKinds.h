@@ -21,6 +21,10 @@ enum class OpKind { kPointwise, kIndexMap, kAnchor, kConstant, kOpaque };
 
 OpKind kindOf(mlir::Operation *op);
 
+/// Whether anchor `anchor` reads operand `operand` through its Load (a
+/// prologue may compute it); cross_entropy reads its labels as they are.
+bool readsThroughLoad(mlir::Operation *anchor, unsigned operand);
+
 /// Pointwise or index-map: joins an elementwise kernel.
 bool isElementwise(mlir::Operation *op);
 

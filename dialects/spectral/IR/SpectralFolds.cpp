@@ -361,6 +361,20 @@ OpFoldResult IdctOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// Losses
+//===----------------------------------------------------------------------===//
+
+/// cross_entropy(log_softmax(x) along the classes) = cross_entropy(x): the
+/// log-sum-exp of log-probabilities is 0, so the loss of each row is
+/// lse(x) - x[label] either way. Folded in place: the softmax kernel goes.
+OpFoldResult CrossEntropyOp::fold(FoldAdaptor) {
+  auto logSoftmax = getLogits().getDefiningOp<LogSoftmaxOp>();
+  if (!logSoftmax || logSoftmax.getAxis() != 1) return {};
+  getLogitsMutable().assign(logSoftmax.getX());
+  return getResult();
+}
+
+//===----------------------------------------------------------------------===//
 // Shape
 //===----------------------------------------------------------------------===//
 

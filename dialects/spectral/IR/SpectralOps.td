@@ -433,6 +433,7 @@ def Spectral_CrossEntropyOp : Spectral_Op<"cross_entropy",
   let results = (outs Spectral_RealTensor:$result);
   let assemblyFormat =
       "$logits `,` $labels attr-dict `:` type($logits) `,` type($labels)";
+  let hasFolder = 1;
 }
 
 def Spectral_MseOp : Spectral_Op<"mse",

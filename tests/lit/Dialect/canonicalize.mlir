@@ -797,3 +797,23 @@ func.func @factor_stays(%a: tensor<8x16xf32>, %b: tensor<8x16xf32>, %c: tensor<1
   %m = spectral.reduce_max %w axes [0] : tensor<8x16xf32>
   return %s, %t, %v, %u, %m : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<8x16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// cross_entropy reads logits; log-probabilities along the classes give the
+// same loss (their log-sum-exp is 0), so the log_softmax goes. Along the
+// rows it does not.
+// CHECK-LABEL: func.func @cross_entropy_of_log_softmax
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x10xf32>, %[[L:.*]]: tensor<4xi64>)
+// CHECK-NEXT:    %[[E:.*]] = spectral.cross_entropy %[[X]], %[[L]]
+// CHECK-NEXT:    %[[S:.*]] = spectral.log_softmax %[[X]] axis 0
+// CHECK-NEXT:    %[[F:.*]] = spectral.cross_entropy %[[S]], %[[L]]
+// CHECK-NEXT:    return %[[E]], %[[F]]
+func.func @cross_entropy_of_log_softmax(%x: tensor<4x10xf32>, %l: tensor<4xi64>)
+    -> (tensor<f32>, tensor<f32>) {
+  %s = spectral.log_softmax %x axis 1 : tensor<4x10xf32>
+  %e = spectral.cross_entropy %s, %l : tensor<4x10xf32>, tensor<4xi64>
+  %r = spectral.log_softmax %x axis 0 : tensor<4x10xf32>
+  %f = spectral.cross_entropy %r, %l : tensor<4x10xf32>, tensor<4xi64>
+  return %e, %f : tensor<f32>, tensor<f32>
+}

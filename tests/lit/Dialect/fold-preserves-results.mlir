@@ -39,6 +39,8 @@
 // RUN: spectral-run %t --function=fold_add_mul_div --random-inputs --seed=5 | diff %t.fold_add_mul_div -
 // RUN: spectral-run %s --function=factor_out_of_reduction --random-inputs --seed=5 > %t.factor_out_of_reduction
 // RUN: spectral-run %t --function=factor_out_of_reduction --random-inputs --seed=5 | diff %t.factor_out_of_reduction -
+// RUN: spectral-run %s --function=cross_entropy_of_log_softmax --random-inputs --seed=5 > %t.ce
+// RUN: spectral-run %t --function=cross_entropy_of_log_softmax --random-inputs --seed=5 | diff %t.ce -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -206,4 +208,13 @@ func.func @factor_out_of_reduction(%x: tensor<3x1x4xf64>, %w: tensor<1x5x4xf64>,
   %q = spectral.mul %c, %z : tensor<1x5x4xcomplex<f64>>, tensor<3x1x4xcomplex<f64>>
   %m = spectral.reduce_mean %q axes [1] keepdims : tensor<3x5x4xcomplex<f64>>
   return %s, %m : tensor<3x4xf64>, tensor<3x1x4xcomplex<f64>>
+}
+
+// FOLDED-LABEL: func.func @cross_entropy_of_log_softmax
+// FOLDED-NOT: spectral.log_softmax
+// FOLDED: spectral.cross_entropy %arg0, %arg1
+func.func @cross_entropy_of_log_softmax(%x: tensor<6x10xf64>, %l: tensor<6xi32>) -> tensor<f64> {
+  %s = spectral.log_softmax %x axis 1 : tensor<6x10xf64>
+  %e = spectral.cross_entropy %s, %l : tensor<6x10xf64>, tensor<6xi32>
+  return %e : tensor<f64>
 }

@@ -235,3 +235,38 @@ func.func @round_trip_refusals(%x: tensor<2x4096xcomplex<f32>>, %y: tensor<4x8xc
   return %g, %i, %l, %c : tensor<2x4096xcomplex<f32>>, tensor<4x8xcomplex<f32>>,
       tensor<4x8xcomplex<f32>>, tensor<4x8xcomplex<f32>>
 }
+
+// -----
+
+// Losses are anchors: the logits' ops in the load, the scaling of the loss
+// in the store; computed labels are read as they are, so their cast keeps
+// a kernel of its own.
+// CHECK-LABEL: func.func @losses
+// CHECK-NEXT:    %[[L:.*]] = spectral.cast
+// CHECK-NEXT:    %[[E:.*]] = spectral.fusion %{{.*}}, %{{.*}}, %[[L]] :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.constant dense<5.000000e-01>
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.cross_entropy
+// CHECK-NEXT:      spectral.mul
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[M:.*]] = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.mse
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[E]], %[[M]]
+func.func @losses(%x: tensor<4x10xf32>, %b: tensor<10xf32>, %f: tensor<4xf32>)
+    -> (tensor<f32>, tensor<f32>) {
+  %half = spectral.constant dense<0.5> : tensor<f32>
+  %z = spectral.add %x, %b : tensor<4x10xf32>, tensor<10xf32>
+  // expected-remark-re @below {{consumer 'spectral.cross_entropy' ({{.*}}the anchor reads that operand as it is, not through a fused load}}
+  %l = spectral.cast %f : tensor<4xf32> to tensor<4xi32>
+  %e = spectral.cross_entropy %z, %l : tensor<4x10xf32>, tensor<4xi32>
+  %h = spectral.mul %e, %half : tensor<f32>, tensor<f32>
+  %p = spectral.exp %x : tensor<4x10xf32>
+  %m = spectral.mse %p, %x : tensor<4x10xf32>
+  return %h, %m : tensor<f32>, tensor<f32>
+}

@@ -411,6 +411,71 @@ TEST(FusedReductions, OtherShapesFallBackToOneKernelPerOp) {
   EXPECT_NE(error.find("maximum of no elements"), std::string::npos) << error;
 }
 
+/// cross_entropy of logits x * w + b (the prologue) and half the loss (the
+/// epilogue): the row losses and their mean, two launches.
+std::string fusedCrossEntropy(const std::string &element, int64_t rows) {
+  std::string x = "tensor<" + std::to_string(rows) + "x10x" + element + ">",
+              w = "tensor<10x" + element + ">", r = "tensor<" + element + ">",
+              l = "tensor<" + std::to_string(rows) + "xi64>";
+  return fusion({x, w, l}, {r},
+                "    %s = spectral.mul %a, %b : " + x + ", " + w + "\n"
+                "    %t = spectral.tanh %s : " + x + "\n"
+                "    %e = spectral.cross_entropy %t, %c : " + x + ", " + l + "\n"
+                "    %h = spectral.constant dense<0.5> : " + r + "\n"
+                "    %y = spectral.mul %e, %h : " + r + ", " + r + "\n"
+                "    spectral.yield %y : " + r);
+}
+
+/// mse of two computed operands, its root in the store.
+std::string fusedMse(const std::string &type) {
+  std::string t = "tensor<" + type + ">", r = "tensor<f32>";
+  if (type.find("f64") != std::string::npos) r = "tensor<f64>";
+  return fusion({t, t}, {r},
+                "    %u = spectral.exp %a : " + t + "\n"
+                "    %v = spectral.neg %b : " + t + "\n"
+                "    %m = spectral.mse %u, %v : " + t + "\n"
+                "    %s = spectral.sqrt %m : " + r + "\n"
+                "    spectral.yield %s : " + r);
+}
+
+TEST(FusedLosses, CrossEntropyTakesItsLogitsFromAPrologue) {
+  std::vector<HostTensor> inputs = randomInputs(fusedCrossEntropy("f32", 6));
+  inputs[2] = hostTensor(DType::kInt64, {6}, std::vector<int64_t>{0, 9, 3, 3, 7, 1});
+  EXPECT_EQ(expectMatchesReference(fusedCrossEntropy("f32", 6), inputs), 2);
+  // Many rows: partials of the mean, the half in the final pass.
+  std::vector<HostTensor> many = randomInputs(fusedCrossEntropy("f64", 5000));
+  std::vector<int64_t> labels(5000);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = int64_t(i * 7 % 10);
+  many[2] = hostTensor(DType::kInt64, {5000}, labels);
+  EXPECT_EQ(expectMatchesReference(fusedCrossEntropy("f64", 5000), many), 3);
+  // A label out of range still names the op.
+  inputs[2] = hostTensor(DType::kInt64, {6}, std::vector<int64_t>{0, 9, 3, 10, 7, 1});
+  std::string error = runError(fusedCrossEntropy("f32", 6), inputs);
+  EXPECT_NE(error.find("spectral.cross_entropy"), std::string::npos) << error;
+  EXPECT_NE(error.find("label out of range [0, 10) in row (at position 3)"), std::string::npos)
+      << error;
+}
+
+TEST(FusedLosses, MseTakesBothOperandsFromPrologues) {
+  // Two passes (partials of the squared error, then their mean), as unfused.
+  EXPECT_EQ(expectMatchesReference(fusedMse("7x9xf32")), 2);
+  EXPECT_EQ(expectMatchesReference(fusedMse("300x100xf64")), 2);
+  EXPECT_EQ(expectMatchesReference(fusion({"tensor<4x5xcomplex<f32>>"}, {"tensor<f32>"},
+                                          "    %c = spectral.conj %a : tensor<4x5xcomplex<f32>>\n"
+                                          "    %m = spectral.mse %c, %a : tensor<4x5xcomplex<f32>>\n"
+                                          "    spectral.yield %m : tensor<f32>")),
+            2);
+  // Computed labels are read as they are: the region runs op by op.
+  std::string x = "tensor<3x4xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({x, "tensor<3xf32>"}, {"tensor<f32>"},
+                                          "    %l = spectral.cast %b : tensor<3xf32> to tensor<3xi32>\n"
+                                          "    %e = spectral.cross_entropy %a, %l : " + x + ", tensor<3xi32>\n"
+                                          "    spectral.yield %e : tensor<f32>"),
+                                   {hostTensor(DType::kFloat32, {3, 4}, std::vector<float>(12, 0.5f)),
+                                    hostTensor(DType::kFloat32, {3}, std::vector<float>{0, 3, 1})}),
+            3);
+}
+
 /// The NVRTC gate: plain units of every path and the fused ones.
 class ReductionNvrtc : public ::testing::TestWithParam<std::string> {};
 
@@ -422,10 +487,11 @@ TEST_P(ReductionNvrtc, UnitsCompileWithoutSpills) {
        reduceGraph({"reduce_max", "f32", {3, 4099}, {0, 1}, false}),
        softmaxGraph({"softmax", "f32", {2, 3, 33}, 1}), rowNorms("f32"), rowNorms("f64"),
        softmaxWithBias("f32"), columnLogSoftmax("f64"), middleMaxOfAbs("f32"),
-       rootMeanSquare("100x100xf64"), splitLogSumExp()},
+       rootMeanSquare("100x100xf64"), splitLogSumExp(), fusedCrossEntropy("f32", 6),
+       fusedCrossEntropy("f64", 5000), fusedMse("300x100xf64")},
       GetParam());
   int fused = fusedUnits(compiled);
-  EXPECT_GE(fused, 9);
+  EXPECT_GE(fused, 13);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, ReductionNvrtc, ::testing::Values("sm_80", "sm_90"));
