@@ -233,6 +233,44 @@ __device__ __forceinline__ void streams_apply(const OptimizerStreams<T>& s, cons
   }
 }
 
+/// The C reals of one element: a real value, or a complex one's parts.
+template <typename T, int C, typename E>
+__device__ __forceinline__ void element_parts(const E& e, T* out) {
+  if constexpr (C == 1) {
+    out[0] = T(e);
+  } else {
+    out[0] = T(e.re);
+    out[1] = T(e.im);
+  }
+}
+
+/// The functional form with the gradient computed on the fly (a fused
+/// prologue): grad(i) gives element i (T, or a complex value when C == 2);
+/// s.grad is unused. One element at a time, grid-stride.
+template <typename T, int C, bool USES_M, bool USES_V, typename Grad, typename Update>
+__device__ __forceinline__ void streams_apply_computed_grad(const OptimizerStreams<T>& s,
+                                                            const Grad& grad,
+                                                            const Update& update) {
+  const long long stride = (long long)gridDim.x * blockDim.x;
+  for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < s.count; i += stride) {
+    T pe[C], ge[C], me[C], ve = T(0);
+    element_parts<T, C>(grad(i), ge);
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+      pe[k] = s.param[i * C + k];
+      me[k] = USES_M ? s.m[i * C + k] : T(0);
+    }
+    if (USES_V) ve = s.v[i];
+    update(pe, ge, me, ve);
+#pragma unroll
+    for (int k = 0; k < C; ++k) {
+      s.new_param[i * C + k] = pe[k];
+      if (USES_M) s.new_m[i * C + k] = me[k];
+    }
+    if (USES_V) s.new_v[i] = ve;
+  }
+}
+
 /// The SgdUpdate of the hyperparameters, rounded to T.
 template <typename T, int C, bool VELOCITY, bool NESTEROV>
 __device__ __forceinline__ SgdUpdate<T, C, VELOCITY, NESTEROV> make_sgd_update(
@@ -306,6 +344,28 @@ __device__ __forceinline__ void adam_streams(const OptimizerStreams<T>& tensor, 
   constexpr int C = COMPLEX ? 2 : 1;
   streams_apply<T, C, true, true, CHUNK>(
       tensor, clip_scale,
+      make_adam_update<T, C, DECOUPLED>(lr, beta1, beta2, eps, weight_decay, bias_correction1,
+                                        bias_correction2));
+}
+
+/// sgd_step on one tensor of the functional form, its gradient from `grad`.
+template <typename T, bool COMPLEX, bool VELOCITY, bool NESTEROV, typename Grad>
+__device__ __forceinline__ void sgd_streams_computed_grad(const OptimizerStreams<T>& tensor,
+                                                          const Grad& grad, double lr,
+                                                          double momentum, double weight_decay) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  streams_apply_computed_grad<T, C, VELOCITY, false>(
+      tensor, grad, make_sgd_update<T, C, VELOCITY, NESTEROV>(lr, momentum, weight_decay));
+}
+
+/// adam_step on one tensor of the functional form, its gradient from `grad`.
+template <typename T, bool COMPLEX, bool DECOUPLED, typename Grad>
+__device__ __forceinline__ void adam_streams_computed_grad(
+    const OptimizerStreams<T>& tensor, const Grad& grad, double lr, double beta1, double beta2,
+    double eps, double weight_decay, double bias_correction1, double bias_correction2) {
+  constexpr int C = COMPLEX ? 2 : 1;
+  streams_apply_computed_grad<T, C, true, true>(
+      tensor, grad,
       make_adam_update<T, C, DECOUPLED>(lr, beta1, beta2, eps, weight_decay, bias_correction1,
                                         bias_correction2));
 }

@@ -7,6 +7,7 @@
 #include "compiler/Codegen/Elementwise.h"
 #include "compiler/Codegen/FusedContractions.h"
 #include "compiler/Codegen/FusedReductions.h"
+#include "compiler/Codegen/FusedTraining.h"
 #include "compiler/Codegen/FusedTransforms.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -82,7 +83,7 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     return lowerElementwise(context, group, outputs, buffers);
   }
   for (auto lowerFused : {lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
-                          lowerFusedContraction}) {
+                          lowerFusedContraction, lowerFusedOptimizerStep}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);
     if (!fused) return fused.takeError();
     if (*fused) return llvm::Error::success();

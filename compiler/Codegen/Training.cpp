@@ -18,6 +18,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/FusedReductions.h"
+#include "compiler/Codegen/FusedRegion.h"
+#include "compiler/Codegen/FusedTraining.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "llvm/Support/xxhash.h"
@@ -46,9 +50,49 @@ Dim3 chunkGrid(int64_t count) {
   return {uint32_t(std::clamp<int64_t>(ceilDiv(count, kChunk), 1, 65535)), 1, 1};
 }
 
+/// How a step reads its gradient: from its buffer, or through a fused
+/// prologue (`end`) computing it at each flat element.
+struct GradientSource {
+  const ElementEnd *end = nullptr;
+  std::string params, prelude, tag, ops;
+  std::vector<StepArg> args;
+  int64_t bytes = 0;
+
+  GradientSource(CodegenContext &context, Value grad, const ElementEnd *fused,
+                 const std::string &t)
+      : end(fused) {
+    if (!end) {
+      params = "const " + t + "* __restrict__ grad, ";
+      args = {StepArg::of_buffer(context.bufferOf(grad))};
+      bytes = bytesOf(context, context.bufferOf(grad));
+      return;
+    }
+    for (const std::string &param : end->params) params += param + ", ";
+    args = end->args;
+    bytes = end->bytes;
+    prelude = "#include \"" + end->include + "\"\n\nnamespace {\n" + end->definition +
+              "struct Grad {\n" + end->members +
+              "  __device__ __forceinline__ auto operator()(long long i) const { return " +
+              end->code + "; }\n};\n}  // namespace\n\n";
+    tag = end->tag;
+    ops = end->ops;
+  }
+  /// The stream's grad pointer.
+  std::string pointer() const { return end ? "nullptr" : "grad"; }
+  /// `name` with "_computed_grad" when the gradient is fused.
+  std::string apply(const std::string &name) const {
+    return end ? name + "_computed_grad" : name;
+  }
+  /// The argument after the stream: the Grad functor, or the clip scale.
+  std::string gradArgument() const { return end ? "Grad{" + end->init + "}" : "nullptr"; }
+  std::string describe(Operation *op) const {
+    return (ops.empty() ? "" : ops + ", ") + CodegenContext::describe(op);
+  }
+};
+
 // ---- sgd_step ------------------------------------------------------------------------
 
-llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op) {
+llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op, const ElementEnd *fusedGrad) {
   ProgramBuilder &builder = context.builder;
   DType dtype = dtypeOf(op.getParam().getType());
   std::string t = realType(dtype);
@@ -60,13 +104,15 @@ llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op) {
   bool nesterov = op.getNesterov();
   int64_t count = elementCount(op.getParam());
 
-  int param = context.bufferOf(op.getParam()), grad = context.bufferOf(op.getGrad());
+  GradientSource grad(context, op.getGrad(), fusedGrad, t);
+  int param = context.bufferOf(op.getParam());
   int newParam = context.newResultBuffer(op.getNewParam());
-  std::vector<StepArg> args{StepArg::of_buffer(param), StepArg::of_buffer(grad)};
-  int64_t read = bytesOf(context, param) + bytesOf(context, grad);
+  std::vector<StepArg> args{StepArg::of_buffer(param)};
+  args.insert(args.end(), grad.args.begin(), grad.args.end());
+  int64_t read = bytesOf(context, param) + grad.bytes;
   int64_t written = bytesOf(context, newParam);
-  std::string params = "const " + t + "* __restrict__ param, const " + t + "* __restrict__ grad, ";
-  std::string streams = "param, grad, ";
+  std::string params = "const " + t + "* __restrict__ param, " + grad.params;
+  std::string streams = "param, " + grad.pointer() + ", ";
   if (velocity) {
     int v = context.bufferOf(op.getVelocity());
     int newV = context.newResultBuffer(op.getNewVelocity());
@@ -90,22 +136,24 @@ llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op) {
 
   std::string entry = std::string("sgd") + (velocity ? "_momentum" : "") +
                       (nesterov ? "_nesterov" : "") + "_" + shortName(dtype) + "_" +
-                      shapeName(shapeOf(op.getParam().getType()));
+                      shapeName(shapeOf(op.getParam().getType())) + grad.tag;
   std::string body = "  const spectral_optimizer::OptimizerStreams<" + t + "> tensor{" + streams +
-                     lit(count) + "};\n  spectral_optimizer::sgd_streams<" + t + ", " +
-                     complexFlag(dtype) + ", " + (velocity ? "true" : "false") + ", " +
-                     (nesterov ? "true" : "false") + ", " + std::to_string(kChunk) +
-                     ">(tensor, nullptr, lr, momentum, weight_decay);\n";
-  std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(boundedUnit("optimizer.cuh", entry, kThreads, params, body),
-                                 description, read, written);
+                     lit(count) + "};\n  spectral_optimizer::" + grad.apply("sgd_streams") + "<" +
+                     t + ", " + complexFlag(dtype) + ", " + (velocity ? "true" : "false") + ", " +
+                     (nesterov ? "true" : "false") +
+                     (grad.end ? "" : ", " + std::to_string(kChunk)) + ">(tensor, " +
+                     grad.gradArgument() + ", lr, momentum, weight_decay);\n";
+  std::string description = grad.describe(op);
+  int kernel = builder.addKernel(
+      boundedUnit("optimizer.cuh", entry, kThreads, params, body, grad.prelude), description,
+      read, written);
   builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description);
   return llvm::Error::success();
 }
 
 // ---- adam_step -----------------------------------------------------------------------
 
-llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
+llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op, const ElementEnd *fusedGrad) {
   ProgramBuilder &builder = context.builder;
   DType dtype = dtypeOf(op.getParam().getType());
   std::string t = realType(dtype);
@@ -113,9 +161,14 @@ llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
   DType stepType = dtypeOf(op.getStep().getType());
   int64_t count = elementCount(op.getParam());
 
+  GradientSource grad(context, op.getGrad(), fusedGrad, t);
   std::vector<StepArg> args;
-  int64_t read = 0, written = 0;
+  int64_t read = grad.bytes, written = 0;
   for (Value input : {op.getParam(), op.getGrad(), op.getM(), op.getV(), op.getStep()}) {
+    if (input == op.getGrad()) {
+      args.insert(args.end(), grad.args.begin(), grad.args.end());
+      continue;
+    }
     int buffer = context.bufferOf(input);
     args.push_back(StepArg::of_buffer(buffer));
     read += bytesOf(context, buffer);
@@ -134,9 +187,9 @@ llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
   std::string stepC = cppType(stepType);
   std::string entry = std::string(decoupled ? "adamw_" : "adam_") + shortName(dtype) + "_" +
                       shapeName(shapeOf(op.getParam().getType())) + "_" + shortName(stepType) +
-                      "step";
-  std::string params = "const " + t + "* __restrict__ param, const " + t +
-                       "* __restrict__ grad, const " + t + "* __restrict__ m, const " + t +
+                      "step" + grad.tag;
+  std::string params = "const " + t + "* __restrict__ param, " + grad.params + "const " + t +
+                       "* __restrict__ m, const " + t +
                        "* __restrict__ v, const " + stepC + "* __restrict__ step, " + t +
                        "* __restrict__ new_param, " + t + "* __restrict__ new_m, " + t +
                        "* __restrict__ new_v, double lr, double beta1, double beta2, double eps, "
@@ -150,14 +203,16 @@ llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op) {
                      "  }\n"
                      "  const double correction1 = 1.0 - pow(beta1, (double)t);\n"
                      "  const double correction2 = 1.0 - pow(beta2, (double)t);\n";
-  body += "  const spectral_optimizer::OptimizerStreams<" + t +
-          "> tensor{param, grad, m, v, new_param, new_m, new_v, " + lit(count) + "};\n";
-  body += "  spectral_optimizer::adam_streams<" + t + ", " + complexFlag(dtype) + ", " +
-          (decoupled ? "true" : "false") + ", " + std::to_string(kChunk) +
-          ">(tensor, nullptr, lr, beta1, beta2, eps, weight_decay, correction1, correction2);\n";
-  std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(boundedUnit("optimizer.cuh", entry, kThreads, params, body),
-                                 description, read, written);
+  body += "  const spectral_optimizer::OptimizerStreams<" + t + "> tensor{param, " +
+          grad.pointer() + ", m, v, new_param, new_m, new_v, " + lit(count) + "};\n";
+  body += "  spectral_optimizer::" + grad.apply("adam_streams") + "<" + t + ", " +
+          complexFlag(dtype) + ", " + (decoupled ? "true" : "false") +
+          (grad.end ? "" : ", " + std::to_string(kChunk)) + ">(tensor, " + grad.gradArgument() +
+          ", lr, beta1, beta2, eps, weight_decay, correction1, correction2);\n";
+  std::string description = grad.describe(op);
+  int kernel = builder.addKernel(
+      boundedUnit("optimizer.cuh", entry, kThreads, params, body, grad.prelude), description,
+      read, written);
   builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description, error,
                  "step must be >= 1 (the count of updates so far, 1-based)");
   return llvm::Error::success();
@@ -292,10 +347,39 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
 } // namespace
 
 llvm::Expected<bool> lowerTraining(CodegenContext &context, Operation *op) {
-  if (auto sgd = dyn_cast<sp::SgdStepOp>(op)) return lowered(lowerSgd(context, sgd));
-  if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return lowered(lowerAdam(context, adam));
+  if (auto sgd = dyn_cast<sp::SgdStepOp>(op)) return lowered(lowerSgd(context, sgd, nullptr));
+  if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return lowered(lowerAdam(context, adam, nullptr));
   if (auto clip = dyn_cast<sp::ClipGlobalNormOp>(op)) return lowered(lowerClip(context, clip));
   return false;
+}
+
+llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context, sp::FusionOp fusion,
+                                             llvm::ArrayRef<Operation *> ops) {
+  // Elementwise ops, then the step last.
+  Operation *step = ops.empty() ? nullptr : ops.back();
+  if (!step || !isa<sp::SgdStepOp, sp::AdamStepOp>(step)) return false;
+  std::vector<Operation *> before(ops.begin(), ops.end() - 1);
+  if (!llvm::all_of(before, isElementwiseOp)) return false;
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (value.getDefiningOp() != step) return false;  // results stored as they are
+  // Only the gradient is computed on the fly.
+  Value gradient = step->getOperand(1);
+  for (Value operand : step->getOperands())
+    if (operand != gradient && llvm::is_contained(before, operand.getDefiningOp())) return false;
+  std::vector<Operation *> computing = needed(before, {gradient});
+  if (computing.empty()) return false;
+  std::optional<FusedGroup> group =
+      renderFusable(computing, Value(), {gradient}, "Prologue", "i", "");
+  if (!group) return false;
+  ElementEnd grad = fusedLoad(context, *group, computing, "G");
+  llvm::Error error = isa<sp::SgdStepOp>(step)
+                          ? lowerSgd(context, cast<sp::SgdStepOp>(step), &grad)
+                          : lowerAdam(context, cast<sp::AdamStepOp>(step), &grad);
+  if (error) return error;
+  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
+    context.setBuffer(result, context.bufferOf(value));
+  return true;
 }
 
 } // namespace spectral::codegen

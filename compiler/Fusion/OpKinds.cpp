@@ -38,13 +38,15 @@ OpKind kindOf(Operation *op) {
     return OpKind::kIndexMap;
   if (isa<sp::FftOp, sp::IfftOp, sp::RfftOp, sp::IrfftOp, sp::DctOp, sp::IdctOp, sp::ReduceSumOp,
           sp::ReduceMeanOp, sp::ReduceMaxOp, sp::SoftmaxOp, sp::LogSoftmaxOp, sp::MatmulOp,
-          sp::ChannelMixOp, sp::CrossEntropyOp, sp::MseOp>(op))
+          sp::ChannelMixOp, sp::CrossEntropyOp, sp::MseOp, sp::SgdStepOp, sp::AdamStepOp>(op))
     return OpKind::kAnchor;
   return OpKind::kOpaque;
 }
 
 bool readsThroughLoad(Operation *anchor, unsigned operand) {
-  return !(isa<sp::CrossEntropyOp>(anchor) && operand == 1);
+  if (isa<sp::CrossEntropyOp>(anchor)) return operand != 1;        // the labels
+  if (isa<sp::SgdStepOp, sp::AdamStepOp>(anchor)) return operand == 1;  // the gradient
+  return true;
 }
 
 bool isElementwise(Operation *op) {

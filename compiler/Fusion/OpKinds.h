@@ -22,7 +22,8 @@ enum class OpKind { kPointwise, kIndexMap, kAnchor, kConstant, kOpaque };
 OpKind kindOf(mlir::Operation *op);
 
 /// Whether anchor `anchor` reads operand `operand` through its Load (a
-/// prologue may compute it); cross_entropy reads its labels as they are.
+/// prologue may compute it): cross_entropy reads its labels as they are,
+/// an optimizer step every operand but the gradient.
 bool readsThroughLoad(mlir::Operation *anchor, unsigned operand);
 
 /// Pointwise or index-map: joins an elementwise kernel.

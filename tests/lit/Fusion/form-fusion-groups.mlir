@@ -270,3 +270,25 @@ func.func @losses(%x: tensor<4x10xf32>, %b: tensor<10xf32>, %f: tensor<4xf32>)
   %m = spectral.mse %p, %x : tensor<4x10xf32>
   return %h, %m : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// An optimizer step computes its gradient in its loads (here the clip
+// scale times the gradient); its state is read as it is.
+// CHECK-LABEL: func.func @scaled_step
+// CHECK-NEXT:    %[[N:.*]] = spectral.neg
+// CHECK-NEXT:    %[[S:.*]]:2 = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.mul
+// CHECK-NEXT:      spectral.sgd_step
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[S]]#0, %[[S]]#1
+func.func @scaled_step(%p: tensor<16xf32>, %g: tensor<16xf32>, %v: tensor<16xf32>,
+                       %scale: tensor<1xf32>) -> (tensor<16xf32>, tensor<16xf32>) {
+  %c = spectral.mul %g, %scale : tensor<16xf32>, tensor<1xf32>
+  // expected-remark-re @below {{consumer 'spectral.sgd_step' ({{.*}}the anchor reads that operand as it is, not through a fused load}}
+  %n = spectral.neg %v : tensor<16xf32>
+  %q, %w = spectral.sgd_step %p, %c, %n lr 1.0e-01 momentum 9.0e-01 : tensor<16xf32>
+  return %q, %w : tensor<16xf32>, tensor<16xf32>
+}

@@ -54,7 +54,9 @@ std::string graph(const std::string &args, const std::string &result, const std:
 std::string fusion(const std::vector<std::string> &args, const std::vector<std::string> &results,
                    const std::string &body) {
   std::string params, operands, inner, argTypes, resultTypes, returned;
-  const char *outer[] = {"%p", "%q", "%r", "%s"}, *names[] = {"%a", "%b", "%c", "%d"};
+  const char *outer[] = {"%p", "%q", "%r", "%s", "%t", "%u", "%v", "%w"},
+             *names[] = {"%a", "%b", "%c", "%d", "%e", "%f", "%g", "%h"};
+  if (args.size() > 8) ADD_FAILURE() << "fusion() takes at most eight arguments";
   for (size_t i = 0; i < args.size(); ++i) {
     params += (i ? ", " : "") + std::string(outer[i]) + ": " + args[i];
     operands += (i ? ", " : "") + std::string(outer[i]);

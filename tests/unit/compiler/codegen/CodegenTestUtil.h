@@ -22,7 +22,7 @@ std::string graph(const std::string &args, const std::vector<std::string> &resul
 std::string graph(const std::string &args, const std::string &result, const std::string &body);
 
 /// func @main(%p, %q, ...) -> RESULTS { %0 = spectral.fusion %p, %q, ... { BODY } }:
-/// a region over the arguments, named %a, %b, ... inside (at most four).
+/// a region over the arguments, named %a, %b, ... inside (at most eight).
 std::string fusion(const std::vector<std::string> &args, const std::vector<std::string> &results,
                    const std::string &body);
 

@@ -137,6 +137,51 @@ TEST(TrainingCodegen, ClipGlobalNormAboveAndBelowMaxNorm) {
 
 // ---- The GPU gate --------------------------------------------------------------------
 
+// ---- fused gradients -------------------------------------------------------------------
+
+/// sgd_step whose gradient is g * s (s a clip scale, one element), computed
+/// in the step's loads.
+std::string sgdOfScaledGradient(const std::string &type) {
+  std::string t = "tensor<" + type + ">", s = "tensor<1xf32>";
+  if (type.find("f64") != std::string::npos) s = "tensor<1xf64>";
+  std::string c = type.find("complex") != std::string::npos ? "tensor<1x" + type.substr(type.find("complex")) + ">" : s;
+  return fusion({t, t, t, s}, {t, t},
+                "    %k = spectral.cast %d : " + s + " to " + c + "\n"
+                "    %g = spectral.mul %b, %k : " + t + ", " + c + "\n"
+                "    %np, %nv = spectral.sgd_step %a, %g, %c lr 1.0e-01 momentum 9.0e-01 : " + t + "\n"
+                "    spectral.yield %np, %nv : " + t + ", " + t);
+}
+
+/// adam_step whose gradient is assembled from its parts.
+std::string adamOfAssembledGradient(const std::string &real, const std::string &complex) {
+  std::string r = "tensor<" + real + ">", z = "tensor<" + complex + ">", t = "tensor<i64>";
+  return fusion({z, r, r, z, r, t}, {z, z, r},
+                "    %z = spectral.complex %b, %c : " + r + ", " + r + "\n"
+                "    %np, %nm, %nv = spectral.adam_step %a, %z, %d, %e, %f lr 1.0e-02 weight_decay 1.0e-02 "
+                "decoupled : " + z + ", " + r + ", " + t + "\n"
+                "    spectral.yield %np, %nm, %nv : " + z + ", " + z + ", " + r);
+}
+
+TEST(FusedTraining, GradientsComputedInTheStepsLoads) {
+  EXPECT_EQ(expectMatchesReference(sgdOfScaledGradient("64x33xf32")), 1);
+  EXPECT_EQ(expectMatchesReference(sgdOfScaledGradient("5x7xcomplex<f64>")), 1);
+  for (auto [real, complex] : {std::pair{"40x3xf32", "40x3xcomplex<f32>"},
+                               std::pair{"9xf64", "9xcomplex<f64>"}}) {
+    std::string source = adamOfAssembledGradient(real, complex);
+    std::vector<HostTensor> inputs = randomInputs(source);
+    makeNonNegative(inputs[4]);
+    inputs[5] = stepTensor(DType::kInt64, 3);
+    EXPECT_EQ(expectMatchesReference(source, inputs), 1) << real;
+  }
+  // A computed param (not the gradient) goes op by op.
+  std::string t = "tensor<8xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({t, t}, {t},
+                                          "    %n = spectral.neg %a : " + t + "\n"
+                                          "    %np, %nv = spectral.sgd_step %n, %b, %b lr 1.0e-01 : " + t + "\n"
+                                          "    spectral.yield %np : " + t)),
+            2);
+}
+
 class TrainingNvrtc : public ::testing::TestWithParam<std::string> {};
 
 /// Every unit of these programs compiles with NVRTC to CUBIN without spills.
@@ -146,12 +191,15 @@ TEST_P(TrainingNvrtc, EveryKindOfUnitCompilesWithoutSpills) {
        adam("64x33xf32", "64x33xf32", "i64", ""),
        adam("3x50xcomplex<f32>", "3x50xf32", "i32", " weight_decay 1.0e-01 decoupled"),
        clip({"64x64xf32", "128xcomplex<f32>"}, "f32", "1.0"),
-       clip({"7xf64", "3x3xcomplex<f64>"}, "f64", "1.0")},
+       clip({"7xf64", "3x3xcomplex<f64>"}, "f64", "1.0"), sgdOfScaledGradient("64x33xf32"),
+       adamOfAssembledGradient("40x3xf32", "40x3xcomplex<f32>")},
       GetParam());
-  EXPECT_EQ(compiled.size(), 10u);
+  EXPECT_EQ(compiled.size(), 12u);
+  EXPECT_EQ(fusedUnits(compiled), 2);
   // The optimizer steps move 16-byte packs (inputs through the read-only path).
   for (const auto &[entry, kernel] : compiled) {
     if (entry.rfind("sgd", 0) != 0 && entry.rfind("adam", 0) != 0) continue;
+    if (entry.find("_Lpro") != std::string::npos) continue;  // computed gradients: per element
     bool single = entry.find("_f32_") != std::string::npos || entry.find("_c64_") != std::string::npos;
     std::string wide = single ? ".v4.f32" : ".v2.f64";
     EXPECT_NE(kernel.ptx.find("ld.global.nc" + wide), std::string::npos) << entry;
