@@ -83,7 +83,7 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     return lowerElementwise(context, group, outputs, buffers);
   }
   for (auto lowerFused : {lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
-                          lowerFusedContraction, lowerFusedOptimizerStep}) {
+                          lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedSparse}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);
     if (!fused) return fused.takeError();
     if (*fused) return llvm::Error::success();

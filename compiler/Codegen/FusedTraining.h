@@ -1,4 +1,13 @@
-//===- FusedTraining.h - a gradient computed in an optimizer step's loads -*- C++ -*-===//
+//===- FusedTraining.h - operands computed in the loads of opaque anchors -*- C++ -*-===//
+//
+// The anchors whose templates read one operand through a Load but whose
+// other operands and results are plain: an optimizer step (its gradient),
+// topk_modes (its dense operand), gather (its dense operand) and scatter
+// (its values). A region of elementwise ops computing that operand, then
+// the anchor, whose results it yields as they are, runs as the anchor's own
+// kernels.
+//
+//===----------------------------------------------------------------------===//
 #pragma once
 
 #include "compiler/Codegen/CodegenContext.h"
@@ -16,5 +25,11 @@ namespace spectral::codegen {
 llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context,
                                              mlir::spectral::FusionOp fusion,
                                              llvm::ArrayRef<mlir::Operation *> ops);
+
+/// The same for topk_modes, gather and scatter (Sparse.cpp): the dense
+/// operand (the values, for scatter) computed at each element it reads;
+/// indices read as they are.
+llvm::Expected<bool> lowerFusedSparse(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                                      llvm::ArrayRef<mlir::Operation *> ops);
 
 } // namespace spectral::codegen

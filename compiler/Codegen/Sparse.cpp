@@ -20,7 +20,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/Elementwise.h"
+#include "compiler/Codegen/FusedReductions.h"
+#include "compiler/Codegen/FusedRegion.h"
+#include "compiler/Codegen/FusedTraining.h"
 #include "dialects/spectral/IR/SpectralOps.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <algorithm>
 
@@ -47,12 +53,58 @@ std::string typeName(Value value) {
          shapeName(shapeOf(value.getType()));
 }
 
-/// A sparse unit of one entry, bounded to `threads` per block.
+/// A sparse unit of one entry, bounded to `threads` per block; `prelude`
+/// (a fused load's definitions) comes before the entry.
 KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
-                    const std::string &body) {
+                    const std::string &body, const std::string &prelude = "") {
   return boundedUnit("sparse_ops.cuh", entry, threads, params, body,
-                     "using namespace spectral_sparse;\n\n");
+                     "using namespace spectral_sparse;\n\n" + prelude);
 }
+
+/// How an op reads its dense (or values) operand of [rows, length] at
+/// (row, j): from its buffer `x` (RowsLoad), or through a fused prologue
+/// (`end`) computing each element at the flat offset row * length + j.
+struct DenseSource {
+  const ElementEnd *end = nullptr;
+  std::string v, param, prelude, functor, tag, ops;
+  std::vector<StepArg> args;
+  int64_t bytes = 0;
+
+  DenseSource(CodegenContext &context, Value x, int64_t length, const ElementEnd *fused)
+      : end(fused), v(cppType(dtypeOf(x.getType()))) {
+    if (!end) {
+      param = "const " + v + "* __restrict__ x";
+      args = {StepArg::of_buffer(context.bufferOf(x))};
+      bytes = bytesOf(context, context.bufferOf(x));
+      functor = "RowsLoad<" + v + " >{x, " + lit(length) + "}";
+      return;
+    }
+    param = llvm::join(end->params, ", ");
+    args = end->args;
+    bytes = end->bytes;
+    prelude = "#include \"" + end->include + "\"\n\nnamespace {\n" + end->definition +
+              "struct Dense {\n" + end->members +
+              "  __device__ __forceinline__ " + v +
+              " operator()(long long row, long long j) const {\n    const long long i = row * " +
+              lit(length) + " + j;\n    return " + end->code + ";\n  }\n};\n"
+              "/// Dense's elements ranked by magnitude (topk's keys).\n"
+              "struct DenseKeys {\n  Dense dense;\n"
+              "  __device__ __forceinline__ spectral_sparse::ByMagnitude<" + v +
+              " > operator()(long long row, long long j) const {\n"
+              "    return spectral_sparse::ByMagnitude<" + v + " >{dense(row, j)};\n  }\n};\n"
+              "}  // namespace\n\n";
+    functor = "Dense{" + end->init + "}";
+    tag = end->tag;
+    ops = end->ops;
+  }
+  /// topk's keys: ByMagnitude of the elements.
+  std::string keys(int64_t length) const {
+    return end ? "DenseKeys{" + functor + "}" : "ByMagnitudeLoad<" + v + " >{x, " + lit(length) + "}";
+  }
+  std::string describe(Operation *op) const {
+    return (ops.empty() ? "" : ops + ", ") + CodegenContext::describe(op);
+  }
+};
 
 /// The rows and row length a sparse [..., k] side addresses in `dense`: per
 /// row, or one row over all of it when the sparse side is flat.
@@ -76,7 +128,7 @@ std::string outOfRange(int64_t rowLength) {
 
 // ---- topk_modes ----------------------------------------------------------------------
 
-llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
+llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const ElementEnd *fused) {
   ProgramBuilder &builder = context.builder;
   Value x = op.getX();
   DType dtype = dtypeOf(x.getType());
@@ -89,14 +141,15 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   std::string sizes = shortName(dtype) + std::string("_") + std::to_string(rows) + "x" +
                       std::to_string(n) + "_k" + std::to_string(k);
 
-  int input = context.bufferOf(x);
+  DenseSource source(context, x, n, fused);
   int values = context.newResultBuffer(op.getValues());
   int indices = context.newResultBuffer(op.getIndices());
   if (rows == 0) return llvm::Error::success();
-  int64_t inBytes = bytesOf(context, input);
+  int64_t inBytes = source.bytes;
   int64_t outBytes = bytesOf(context, values) + bytesOf(context, indices);
-  std::string description = CodegenContext::describe(op);
-  std::string load = "ByMagnitudeLoad<" + v + " >{x, " + lit(n) + "}";
+  std::string description = source.describe(op);
+  std::string load = source.keys(n);
+  sizes += source.tag;
   std::string store = "ByMagnitudeStore<" + v + " >{values, indices, " + lit(k) + "}";
   std::string outputs = v + "* __restrict__ values, long long* __restrict__ indices";
 
@@ -108,13 +161,13 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
                        (cached ? "true" : "false") + ", " + element + ">(" + lit(rows) + ", " +
                        lit(n) + ", " + lit(k) + ", " + load + ", " + store + ");\n";
     int kernel = builder.addKernel(
-        unitOf(entry, kThreads, "const " + v + "* __restrict__ x, " + outputs, body), description,
+        unitOf(entry, kThreads, source.param + ", " + outputs, body, source.prelude), description,
         cached ? inBytes : inBytes * keyBytes, outBytes);
-    builder.launch(
-        kernel, {uint32_t(std::min<int64_t>(rows, 65535)), 1, 1}, {kThreads, 1, 1},
-        cached ? uint32_t(n * keyBytes) : 0,
-        {StepArg::of_buffer(input), StepArg::of_buffer(values), StepArg::of_buffer(indices)},
-        description);
+    std::vector<StepArg> args = source.args;
+    args.push_back(StepArg::of_buffer(values));
+    args.push_back(StepArg::of_buffer(indices));
+    builder.launch(kernel, {uint32_t(std::min<int64_t>(rows, 65535)), 1, 1}, {kThreads, 1, 1},
+                   cached ? uint32_t(n * keyBytes) : 0, std::move(args), description);
     return llvm::Error::success();
   }
 
@@ -131,89 +184,96 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op) {
   std::string call = "<" + std::to_string(kThreads) + ", " + element + ">(";
   std::string sizeArgs = lit(n) + ", " + lit(k) + ", " + lit(tile);
   std::string p = std::to_string(passes);
-  std::string body = "  const ByMagnitudeLoad<" + v + " > load{x, " + lit(n) + "};\n";
+  std::string body = "  const auto load = " + load + ";\n";
   body += "  if (phase < " + p + ")\n    topk_grid_histogram" + call + "phase, " + sizeArgs +
           ", histograms, load);\n";
   body += "  else if (phase == " + p + ")\n    topk_grid_count" + call + sizeArgs +
           ", histograms, counts, load);\n";
   body += "  else\n    topk_grid_write" + call + sizeArgs + ", histograms, counts, load, " + store +
           ");\n";
-  std::string params = "const " + v +
-                       "* __restrict__ x, unsigned long long* __restrict__ histograms, "
+  std::string params = source.param +
+                       ", unsigned long long* __restrict__ histograms, "
                        "unsigned long long* __restrict__ counts, " +
                        outputs + ", int phase";
   // Per launch: x read once; the result written once over all launches.
   int launches = passes + 2;
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description, inBytes,
-                                 ceilDiv(outBytes, launches));
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
+                                 description, inBytes, ceilDiv(outBytes, launches));
   builder.zero(histograms, description);
-  for (int phase = 0; phase < launches; ++phase)
+  for (int phase = 0; phase < launches; ++phase) {
+    std::vector<StepArg> args = source.args;
+    for (int buffer : {histograms, counts, values, indices}) args.push_back(StepArg::of_buffer(buffer));
+    args.push_back(StepArg::i32(phase));
     builder.launch(kernel, {uint32_t(tiles), uint32_t(rows), 1}, {kThreads, 1, 1}, 0,
-                   {StepArg::of_buffer(input), StepArg::of_buffer(histograms),
-                    StepArg::of_buffer(counts), StepArg::of_buffer(values),
-                    StepArg::of_buffer(indices), StepArg::i32(phase)},
-                   description);
+                   std::move(args), description);
+  }
   return llvm::Error::success();
 }
 
 // ---- gather and scatter --------------------------------------------------------------
 
-llvm::Error lowerGather(CodegenContext &context, sp::GatherOp op) {
+llvm::Error lowerGather(CodegenContext &context, sp::GatherOp op, const ElementEnd *fused) {
   ProgramBuilder &builder = context.builder;
   Layout layout = layoutOf(op.getX(), op.getIndices());
   std::string v = cppType(dtypeOf(op.getType()));
-  int x = context.bufferOf(op.getX()), indices = context.bufferOf(op.getIndices());
+  DenseSource source(context, op.getX(), layout.rowLength, fused);
+  int indices = context.bufferOf(op.getIndices());
   int out = context.newResultBuffer(op.getResult());
   if (layout.rows * layout.k == 0) return llvm::Error::success();
   int error = context.newScratch(op, DType::kInt64, 1);
-  std::string entry = "gather_" + typeName(op.getX()) + "_" + typeName(op.getIndices());
+  std::string entry =
+      "gather_" + typeName(op.getX()) + "_" + typeName(op.getIndices()) + source.tag;
   std::string body = "  gather<" + v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) +
-                     ", " + lit(layout.rowLength) + ", RowsLoad<" + v + " >{x, " +
-                     lit(layout.rowLength) + "}, RowsStore<" + v + " >{out, " + lit(layout.k) +
-                     "}, error);\n";
-  std::string params = "const " + v + "* __restrict__ x, const long long* __restrict__ indices, " +
-                       v + "* __restrict__ out, unsigned long long* error";
-  // Reads: the indices, and one element of x per slot.
-  int64_t read = bytesOf(context, indices) + bytesOf(context, out);
-  std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description, read,
-                                 bytesOf(context, out));
+                     ", " + lit(layout.rowLength) + ", " + source.functor + ", RowsStore<" + v +
+                     " >{out, " + lit(layout.k) + "}, error);\n";
+  std::string params = source.param + ", const long long* __restrict__ indices, " + v +
+                       "* __restrict__ out, unsigned long long* error";
+  // Reads: the indices, and one element of x (or of each leaf) per slot.
+  int64_t read = bytesOf(context, indices) +
+                 (fused ? int64_t(std::max<size_t>(1, fused->args.size())) : 1) *
+                     bytesOf(context, out);
+  std::string description = source.describe(op);
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
+                                 description, read, bytesOf(context, out));
+  std::vector<StepArg> args = source.args;
+  for (int buffer : {indices, out, error}) args.push_back(StepArg::of_buffer(buffer));
   builder.launch(kernel, gridFor(layout.rows * layout.k, kThreads), {kThreads, 1, 1}, 0,
-                 {StepArg::of_buffer(x), StepArg::of_buffer(indices), StepArg::of_buffer(out),
-                  StepArg::of_buffer(error)},
-                 description, error, outOfRange(layout.rowLength));
+                 std::move(args), description, error, outOfRange(layout.rowLength));
   return llvm::Error::success();
 }
 
-llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op) {
+llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op, const ElementEnd *fused) {
   ProgramBuilder &builder = context.builder;
   Layout layout = layoutOf(op.getResult(), op.getValues());
   DType dtype = dtypeOf(op.getType());
   std::string v = cppType(dtype);
-  int values = context.bufferOf(op.getValues()), indices = context.bufferOf(op.getIndices());
+  DenseSource source(context, op.getValues(), layout.k, fused);
+  int indices = context.bufferOf(op.getIndices());
   int out = context.newResultBuffer(op.getResult());
   if (layout.rows * layout.rowLength == 0) return llvm::Error::success();
   int error = context.newScratch(op, DType::kInt64, 1);
   // A block owns TILE dense elements of a row and reads all k slots of it.
   int64_t tile = layout.rowLength <= kThreads ? kThreads : 1024;
   int64_t tiles = ceilDiv(layout.rowLength, tile);
-  std::string entry = "scatter_" + typeName(op.getValues()) + "_to_" + typeName(op.getResult());
+  std::string entry = "scatter_" + typeName(op.getValues()) + "_to_" + typeName(op.getResult()) +
+                      source.tag;
   std::string body = "  scatter<" + std::to_string(kThreads) + ", " + std::to_string(tile) + ", " +
                      v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) + ", " +
-                     lit(layout.rowLength) + ", RowsLoad<" + v + " >{values, " + lit(layout.k) +
-                     "}, RowsStore<" + v + " >{out, " + lit(layout.rowLength) + "}, error);\n";
-  std::string params = withType("const $V* __restrict__ values, const long long* __restrict__ "
-                                "indices, $V* __restrict__ out, unsigned long long* error",
-                                v);
-  std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body), description,
-                                 tiles * (bytesOf(context, values) + bytesOf(context, indices)),
+                     lit(layout.rowLength) + ", " + source.functor + ", RowsStore<" + v +
+                     " >{out, " + lit(layout.rowLength) + "}, error);\n";
+  std::string params = source.param + withType(", const long long* __restrict__ indices, "
+                                               "$V* __restrict__ out, unsigned long long* error",
+                                               v);
+  std::string description = source.describe(op);
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
+                                 description,
+                                 tiles * (source.bytes + bytesOf(context, indices)),
                                  bytesOf(context, out));
+  std::vector<StepArg> args = source.args;
+  for (int buffer : {indices, out, error}) args.push_back(StepArg::of_buffer(buffer));
   builder.launch(kernel, {uint32_t(std::min<int64_t>(layout.rows * tiles, int64_t(1) << 20)), 1, 1},
-                 {kThreads, 1, 1}, 0,
-                 {StepArg::of_buffer(values), StepArg::of_buffer(indices), StepArg::of_buffer(out),
-                  StepArg::of_buffer(error)},
-                 description, error, outOfRange(layout.rowLength));
+                 {kThreads, 1, 1}, 0, std::move(args), description, error,
+                 outOfRange(layout.rowLength));
   return llvm::Error::success();
 }
 
@@ -289,12 +349,43 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
 } // namespace
 
 llvm::Expected<bool> lowerSparse(CodegenContext &context, Operation *op) {
-  if (auto topk = dyn_cast<sp::TopkModesOp>(op)) return lowered(lowerTopk(context, topk));
-  if (auto gather = dyn_cast<sp::GatherOp>(op)) return lowered(lowerGather(context, gather));
-  if (auto scatter = dyn_cast<sp::ScatterOp>(op)) return lowered(lowerScatter(context, scatter));
+  if (auto topk = dyn_cast<sp::TopkModesOp>(op)) return lowered(lowerTopk(context, topk, nullptr));
+  if (auto gather = dyn_cast<sp::GatherOp>(op))
+    return lowered(lowerGather(context, gather, nullptr));
+  if (auto scatter = dyn_cast<sp::ScatterOp>(op))
+    return lowered(lowerScatter(context, scatter, nullptr));
   if (isa<sp::SparseAddOp, sp::SparseMulOp>(op))
     return lowered(lowerSparseBinary(context, op, isa<sp::SparseAddOp>(op)));
   return false;
+}
+
+llvm::Expected<bool> lowerFusedSparse(CodegenContext &context, sp::FusionOp fusion,
+                                      llvm::ArrayRef<Operation *> ops) {
+  // Elementwise ops, then the anchor last.
+  Operation *anchor = ops.empty() ? nullptr : ops.back();
+  if (!anchor || !isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(anchor)) return false;
+  std::vector<Operation *> before(ops.begin(), ops.end() - 1);
+  if (!llvm::all_of(before, isElementwiseOp)) return false;
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (value.getDefiningOp() != anchor) return false;  // results stored as they are
+  // Only the dense (or values) operand is computed on the fly.
+  Value dense = anchor->getOperand(0);
+  for (Value operand : anchor->getOperands())
+    if (operand != dense && llvm::is_contained(before, operand.getDefiningOp())) return false;
+  std::vector<Operation *> computing = needed(before, {dense});
+  if (computing.empty()) return false;
+  std::optional<FusedGroup> group = renderFusable(computing, Value(), {dense}, "Prologue", "i", "");
+  if (!group) return false;
+  ElementEnd load = fusedLoad(context, *group, computing);
+  llvm::Error error = llvm::Error::success();
+  if (auto topk = dyn_cast<sp::TopkModesOp>(anchor)) error = lowerTopk(context, topk, &load);
+  else if (auto gather = dyn_cast<sp::GatherOp>(anchor)) error = lowerGather(context, gather, &load);
+  else error = lowerScatter(context, cast<sp::ScatterOp>(anchor), &load);
+  if (error) return error;
+  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
+    context.setBuffer(result, context.bufferOf(value));
+  return true;
 }
 
 } // namespace spectral::codegen

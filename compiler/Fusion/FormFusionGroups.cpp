@@ -204,7 +204,8 @@ private:
     group.anchor = anchor;
     join(group, id, anchor);
     llvm::DenseSet<Value> atIndex;  // the values the store computes at its element
-    if (anchor->getNumResults() == 1) atIndex.insert(anchor->getResult(0));
+    if (anchor->getNumResults() == 1 && fusion::takesFusedStore(anchor))
+      atIndex.insert(anchor->getResult(0));
     Operation *inverse = nullptr;   // a transform's inverse joined as its round trip
     for (Operation *op = anchor->getNextNode(); op && !atIndex.empty(); op = op->getNextNode()) {
       if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
@@ -303,7 +304,8 @@ private:
     if (found != reasons_.end()) return found->second;
     OpKind from = fusion::kindOf(producer), to = fusion::kindOf(consumer);
     if (to == OpKind::kOpaque) return describe(consumer) + " takes no fused loads";
-    if (from == OpKind::kOpaque) return describe(producer) + " takes no fused stores";
+    if (from == OpKind::kOpaque || (from == OpKind::kAnchor && !fusion::takesFusedStore(producer)))
+      return describe(producer) + " takes no fused stores";
     if (from == OpKind::kAnchor && to == OpKind::kAnchor) return anchorsItsOwnKernel(consumer);
     int g = groupOf(producer);
     if (g >= 0 && groups_[g].anchor && groups_[g].anchor != producer)

@@ -38,7 +38,8 @@ OpKind kindOf(Operation *op) {
     return OpKind::kIndexMap;
   if (isa<sp::FftOp, sp::IfftOp, sp::RfftOp, sp::IrfftOp, sp::DctOp, sp::IdctOp, sp::ReduceSumOp,
           sp::ReduceMeanOp, sp::ReduceMaxOp, sp::SoftmaxOp, sp::LogSoftmaxOp, sp::MatmulOp,
-          sp::ChannelMixOp, sp::CrossEntropyOp, sp::MseOp, sp::SgdStepOp, sp::AdamStepOp>(op))
+          sp::ChannelMixOp, sp::CrossEntropyOp, sp::MseOp, sp::SgdStepOp, sp::AdamStepOp,
+          sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(op))
     return OpKind::kAnchor;
   return OpKind::kOpaque;
 }
@@ -46,7 +47,12 @@ OpKind kindOf(Operation *op) {
 bool readsThroughLoad(Operation *anchor, unsigned operand) {
   if (isa<sp::CrossEntropyOp>(anchor)) return operand != 1;        // the labels
   if (isa<sp::SgdStepOp, sp::AdamStepOp>(anchor)) return operand == 1;  // the gradient
+  if (isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(anchor)) return operand == 0;
   return true;
+}
+
+bool takesFusedStore(Operation *anchor) {
+  return !isa<sp::SgdStepOp, sp::AdamStepOp, sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(anchor);
 }
 
 bool isElementwise(Operation *op) {

@@ -4,9 +4,9 @@
 // them today: pointwise ops compute an element from the same element of
 // their operands (broadcasting external operands); index-map ops move
 // elements (broadcast, transpose, slice, pad, concat, reshape); anchors are
-// the ops whose kernels read an operand through a Load and write their
-// result through a Store that codegen can fuse (compiler/Codegen/FusedRegion.h);
-// everything else is opaque and stays a kernel of its own.
+// the ops whose kernels read operands through Loads (and most write their
+// result through a Store) that codegen can fuse (compiler/Codegen/FusedRegion.h,
+// FusedTraining.h); everything else is opaque and stays a kernel of its own.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,8 +23,14 @@ OpKind kindOf(mlir::Operation *op);
 
 /// Whether anchor `anchor` reads operand `operand` through its Load (a
 /// prologue may compute it): cross_entropy reads its labels as they are,
-/// an optimizer step every operand but the gradient.
+/// an optimizer step every operand but the gradient, topk_modes, gather and
+/// scatter their indices.
 bool readsThroughLoad(mlir::Operation *anchor, unsigned operand);
+
+/// Whether anchor `anchor` writes its result through a Store that may
+/// compute the ops reading it (not optimizer steps, topk_modes, gather or
+/// scatter, whose results are stored as they are).
+bool takesFusedStore(mlir::Operation *anchor);
 
 /// Pointwise or index-map: joins an elementwise kernel.
 bool isElementwise(mlir::Operation *op);

@@ -292,3 +292,33 @@ func.func @scaled_step(%p: tensor<16xf32>, %g: tensor<16xf32>, %v: tensor<16xf32
   %q, %w = spectral.sgd_step %p, %c, %n lr 1.0e-01 momentum 9.0e-01 : tensor<16xf32>
   return %q, %w : tensor<16xf32>, tensor<16xf32>
 }
+
+// -----
+
+// topk_modes, gather and scatter compute their dense operand in their
+// loads; their results are stored as they are.
+// CHECK-LABEL: func.func @sparse_anchors
+// CHECK-NEXT:    %[[T:.*]]:2 = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.abs
+// CHECK-NEXT:      spectral.topk_modes
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[G:.*]] = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.gather
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[N:.*]] = spectral.neg %[[G]]
+// CHECK-NEXT:    return %[[T]]#0, %[[T]]#1, %[[N]]
+func.func @sparse_anchors(%x: tensor<4x16xf32>, %i: tensor<4x3xi64>)
+    -> (tensor<4x2xf32>, tensor<4x2xi64>, tensor<4x3xf32>) {
+  %a = spectral.abs %x : tensor<4x16xf32>
+  %v, %k = spectral.topk_modes %a k 2 : tensor<4x16xf32>
+  %e = spectral.exp %x : tensor<4x16xf32>
+  // expected-remark-re @below {{consumer 'spectral.neg' ({{.*}}'spectral.gather' ({{.*}}takes no fused stores}}
+  %g = spectral.gather %e[%i] : tensor<4x16xf32>, tensor<4x3xi64>
+  %n = spectral.neg %g : tensor<4x3xf32>
+  return %v, %k, %n : tensor<4x2xf32>, tensor<4x2xi64>, tensor<4x3xf32>
+}

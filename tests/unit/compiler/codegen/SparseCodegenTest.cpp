@@ -253,6 +253,57 @@ TEST(SparseCodegen, SparseIndexBelowMinusOneFailsTheRun) {
 
 // ---- The GPU gate: every kind of unit compiles with NVRTC, without spills ------------
 
+// ---- fused loads ---------------------------------------------------------------------
+
+/// topk_modes of x * w (w broadcast along rows), the product computed as the
+/// keys are read.
+std::string fusedTopk(const std::string &shape, const std::string &row, const std::string &element,
+                      int64_t k, bool flat, const std::string &result) {
+  std::string x = "tensor<" + shape + "x" + element + ">", w = "tensor<" + row + "x" + element + ">";
+  std::string v = "tensor<" + result + "x" + element + ">", i = "tensor<" + result + "xi64>";
+  return fusion({x, w}, {v, i},
+                "    %m = spectral.mul %a, %b : " + x + ", " + w + "\n"
+                "    %vals, %idx = spectral.topk_modes %m k " + std::to_string(k) +
+                    (flat ? " flat" : "") + " : " + x + "\n"
+                "    spectral.yield %vals, %idx : " + v + ", " + i);
+}
+
+/// gather from exp(x), scatter of -values: the dense side computed per element read.
+std::string fusedGather() {
+  return fusion({"tensor<4x10xf32>", "tensor<4x6xi64>"}, {"tensor<4x6xf32>"},
+                "    %e = spectral.exp %a : tensor<4x10xf32>\n"
+                "    %g = spectral.gather %e[%b] : tensor<4x10xf32>, tensor<4x6xi64>\n"
+                "    spectral.yield %g : tensor<4x6xf32>");
+}
+std::string fusedScatter() {
+  return fusion({"tensor<2x500xcomplex<f64>>", "tensor<2x500xi64>"}, {"tensor<2x3000xcomplex<f64>>"},
+                "    %n = spectral.conj %a : tensor<2x500xcomplex<f64>>\n"
+                "    %s = spectral.scatter %n, %b : tensor<2x500xcomplex<f64>>, tensor<2x500xi64> "
+                "-> tensor<2x3000xcomplex<f64>>\n"
+                "    spectral.yield %s : tensor<2x3000xcomplex<f64>>");
+}
+
+TEST(FusedSparse, TopkRanksComputedKeys) {
+  EXPECT_EQ(expectMatchesReference(fusedTopk("4x37", "37", "f32", 5, false, "4x5")), 1);
+  EXPECT_EQ(expectMatchesReference(fusedTopk("2x3x9", "9", "complex<f64>", 3, false, "2x3x3")), 1);
+  // The grid path reads the keys in every phase.
+  EXPECT_EQ(expectMatchesReference(fusedTopk("3x40000", "40000", "f32", 100, true, "100")), 6);
+}
+
+TEST(FusedSparse, GatherAndScatterReadComputedOperands) {
+  std::vector<HostTensor> inputs = randomInputs(fusedGather());
+  inputs[1] = indexTensor({4, 6}, randomIndices(24, 10, 1));
+  EXPECT_EQ(expectMatchesReference(fusedGather(), inputs), 1);
+  inputs[1] = indexTensor({4, 6}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                   0, 0, 0, 0});
+  std::string error = runError(fusedGather(), inputs);
+  EXPECT_NE(error.find("spectral.gather"), std::string::npos) << error;
+  EXPECT_NE(error.find("position 10"), std::string::npos) << error;
+  inputs = randomInputs(fusedScatter());
+  inputs[1] = indexTensor({2, 500}, randomIndices(1000, 3000, 4));
+  EXPECT_EQ(expectMatchesReference(fusedScatter(), inputs), 1);
+}
+
 class SparseNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SparseNvrtc, EveryKindOfUnitCompilesWithoutSpills) {
@@ -271,7 +322,13 @@ TEST_P(SparseNvrtc, EveryKindOfUnitCompilesWithoutSpills) {
       sparseBinary("sparse_mul", "2x1500", "2x1000", "complex<f64>", "2x1000"), // global
       sparseBinary("sparse_add", "2x3x8", "2x3x8", "i64", "2x3x16"),
   };
-  EXPECT_EQ(expectCleanCubins(sources, GetParam()).size(), 10u);
+  sources.push_back(fusedTopk("4x37", "37", "f32", 5, false, "4x5"));
+  sources.push_back(fusedTopk("3x40000", "40000", "f32", 100, true, "100"));
+  sources.push_back(fusedGather());
+  sources.push_back(fusedScatter());
+  std::map<std::string, CompiledKernel> compiled = expectCleanCubins(sources, GetParam());
+  EXPECT_EQ(compiled.size(), 14u);
+  EXPECT_EQ(fusedUnits(compiled), 4);
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, SparseNvrtc, ::testing::Values("sm_80", "sm_90"));
