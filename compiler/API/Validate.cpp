@@ -110,10 +110,10 @@ double defaultTolerance(DType dtype) {
 
 namespace {
 
-/// "1e+300", "-inf", "3": shortest text that reads back as `value`'s float.
+/// "1e+300", "-inf", "3": the value with every digit a double holds.
 std::string number(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.9g", value);
+  std::snprintf(text, sizeof text, "%.17g", value);
   return text;
 }
 

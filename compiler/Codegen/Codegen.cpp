@@ -82,8 +82,9 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     }
     return lowerElementwise(context, group, outputs, buffers);
   }
-  for (auto lowerFused : {lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
-                          lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedSparse}) {
+  for (auto lowerFused :
+       {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
+        lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedSparse}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);
     if (!fused) return fused.takeError();
     if (*fused) return llvm::Error::success();

@@ -90,9 +90,14 @@ llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, sp::FusionOp f
   if (region->yielded.empty()) return true;  // nothing is used: no kernel
   Operation *anchor = region->anchor;
   const unsigned loaded = elementLoads(anchor);
-  // cross_entropy's labels are read as they are: computed labels go op by op.
-  for (unsigned k = loaded; k < region->prologues.size(); ++k)
-    if (region->prologues[k]) return false;
+  // cross_entropy's labels are read as they are: constant ones get a buffer,
+  // computed ones go op by op.
+  std::vector<Value> asIs;
+  for (unsigned k = loaded; k < anchor->getNumOperands(); ++k) {
+    if (!readableAsIs(context, anchor->getOperand(k))) return false;
+    asIs.push_back(anchor->getOperand(k));
+  }
+  if (llvm::Error error = giveBuffers(context, asIs)) return error;
   std::vector<int> outputs = fusionOutputs(context, fusion);
   bool softmax = isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(anchor);
   std::vector<ElementEnd> loads;

@@ -1,6 +1,8 @@
 //===- FusedRegion.cpp - elementwise ops around one anchor, as functors ---===//
 #include "compiler/Codegen/FusedRegion.h"
 
+#include "compiler/Codegen/Constants.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -99,6 +101,21 @@ std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRe
     if (!region.epilogue) return std::nullopt;
   }
   return region;
+}
+
+bool readableAsIs(CodegenContext &context, Value value) {
+  if (context.hasBuffer(value)) return true;
+  Operation *def = value.getDefiningOp();
+  return def && isa<sp::ConstantOp, arith::ConstantOp>(def);
+}
+
+llvm::Error giveBuffers(CodegenContext &context, llvm::ArrayRef<Value> values) {
+  for (Value value : values) {
+    if (context.hasBuffer(value)) continue;
+    llvm::Expected<int> buffer = constantBuffer(context, value.getDefiningOp());
+    if (!buffer) return buffer.takeError();
+  }
+  return llvm::Error::success();
 }
 
 std::vector<int> fusionOutputs(CodegenContext &context, sp::FusionOp fusion) {

@@ -66,6 +66,15 @@ std::optional<FusedGroup> renderFusable(llvm::ArrayRef<mlir::Operation *> ops, m
                                         const std::string &name, const std::string &index,
                                         const std::string &a);
 
+/// Whether `value`, an operand an anchor reads from memory as it is (labels,
+/// indices, optimizer state), has a buffer or can get one: a constant the
+/// region holds (a splat cloned in as a literal).
+bool readableAsIs(CodegenContext &context, mlir::Value value);
+
+/// Gives each of `values` (readableAsIs) a buffer: constants become
+/// constant buffers.
+llvm::Error giveBuffers(CodegenContext &context, llvm::ArrayRef<mlir::Value> values);
+
 /// The buffers of `fusion`'s results: the ones they have, new ones for the rest.
 std::vector<int> fusionOutputs(CodegenContext &context, mlir::spectral::FusionOp fusion);
 

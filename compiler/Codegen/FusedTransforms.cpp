@@ -197,30 +197,34 @@ llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, sp::FusionOp f
   std::vector<Operation *> middle(before);
   middle.insert(middle.end(), between.begin(), between.end());
   std::vector<Operation *> filtering = needed(middle, {filtered});
-  if (llvm::none_of(filtering, [&](Operation *op) {
+  if (filtered != spectrum && llvm::none_of(filtering, [&](Operation *op) {
         return llvm::is_contained(op->getOperands(), spectrum);
       }))
     return false;  // the inverse does not read a filtered spectrum
   std::optional<FusedGroup> mid = renderFusable(filtering, spectrum, {filtered}, "Filter", "j", "a");
   if (!mid || !leavesHaveBuffers(context, *mid)) return false;
-  std::vector<Operation *> storing = needed(after, yielded);
+  // The store computes from the inverse's result and whatever else it needs
+  // at the same element (a constant, a value of the input's shape).
+  std::vector<Operation *> others(middle);
+  others.insert(others.end(), after.begin(), after.end());
+  std::vector<Operation *> storing = needed(others, yielded);
   std::optional<FusedGroup> post;
   if (!plainStore) {
     for (Value value : yielded)
-      if (value.getType() != result.getType() ||
+      if (shapeOf(value.getType()) != shapeOf(result.getType()) ||
           (value != result && !llvm::is_contained(storing, value.getDefiningOp())))
         return false;
     post = renderFusable(storing, result, yielded, "Epilogue", "j", "a");
     if (!post || !leavesHaveBuffers(context, *post)) return false;
   }
 
+  std::optional<FftAxis> there = singlePass(context, forward, pre ? -1 : context.bufferOf(x), -1);
+  std::optional<FftAxis> back = singlePass(context, inverse, -1, -1);
+  if (!there || !back) return false;
   std::vector<int> outputs = fusionOutputs(context, fusion);
   std::vector<DType> outputTypes;
   for (Value output : fusion.getResults()) outputTypes.push_back(dtypeOf(output.getType()));
-  std::optional<FftAxis> there = singlePass(context, forward, pre ? -1 : context.bufferOf(x), -1);
-  std::optional<FftAxis> back =
-      singlePass(context, inverse, -1, plainStore ? outputs[0] : -1);
-  if (!there || !back) return false;
+  if (plainStore) back->output = outputs[0];
   auto joined = [](const std::string &a, const std::string &b) {
     return a.empty() ? b : b.empty() ? a : a + ", " + b;
   };

@@ -25,4 +25,13 @@ llvm::Expected<bool> lowerFusedTransform(CodegenContext &context, mlir::spectral
 llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, mlir::spectral::FusionOp fusion,
                                          llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region holding a 1-D FNO spectral convolution (rfft, slice of
+/// the low modes, channel_mix, zero padding, irfft: fusion::SpectralConv)
+/// with elementwise ops computing its input or weights and elementwise ops
+/// on its result, as one fno.cuh kernel (FusedSpectralConv.cpp). False, with
+/// nothing added to the Program, when the region has another shape.
+llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context,
+                                            mlir::spectral::FusionOp fusion,
+                                            llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace spectral::codegen

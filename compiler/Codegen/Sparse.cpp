@@ -97,6 +97,11 @@ struct DenseSource {
     tag = end->tag;
     ops = end->ops;
   }
+  /// The entry's parameters: this source's (none when a fused operand reads
+  /// no buffer), then `rest`.
+  std::string paramsWith(const std::string &rest) const {
+    return param.empty() ? rest : param + ", " + rest;
+  }
   /// topk's keys: ByMagnitude of the elements.
   std::string keys(int64_t length) const {
     return end ? "DenseKeys{" + functor + "}" : "ByMagnitudeLoad<" + v + " >{x, " + lit(length) + "}";
@@ -161,7 +166,7 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
                        (cached ? "true" : "false") + ", " + element + ">(" + lit(rows) + ", " +
                        lit(n) + ", " + lit(k) + ", " + load + ", " + store + ");\n";
     int kernel = builder.addKernel(
-        unitOf(entry, kThreads, source.param + ", " + outputs, body, source.prelude), description,
+        unitOf(entry, kThreads, source.paramsWith(outputs), body, source.prelude), description,
         cached ? inBytes : inBytes * keyBytes, outBytes);
     std::vector<StepArg> args = source.args;
     args.push_back(StepArg::of_buffer(values));
@@ -191,10 +196,9 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
           ", histograms, counts, load);\n";
   body += "  else\n    topk_grid_write" + call + sizeArgs + ", histograms, counts, load, " + store +
           ");\n";
-  std::string params = source.param +
-                       ", unsigned long long* __restrict__ histograms, "
-                       "unsigned long long* __restrict__ counts, " +
-                       outputs + ", int phase";
+  std::string params = source.paramsWith("unsigned long long* __restrict__ histograms, "
+                                         "unsigned long long* __restrict__ counts, " +
+                                         outputs + ", int phase");
   // Per launch: x read once; the result written once over all launches.
   int launches = passes + 2;
   int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
@@ -226,8 +230,8 @@ llvm::Error lowerGather(CodegenContext &context, sp::GatherOp op, const ElementE
   std::string body = "  gather<" + v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) +
                      ", " + lit(layout.rowLength) + ", " + source.functor + ", RowsStore<" + v +
                      " >{out, " + lit(layout.k) + "}, error);\n";
-  std::string params = source.param + ", const long long* __restrict__ indices, " + v +
-                       "* __restrict__ out, unsigned long long* error";
+  std::string params = source.paramsWith("const long long* __restrict__ indices, " + v +
+                                         "* __restrict__ out, unsigned long long* error");
   // Reads: the indices, and one element of x (or of each leaf) per slot.
   int64_t read = bytesOf(context, indices) +
                  (fused ? int64_t(std::max<size_t>(1, fused->args.size())) : 1) *
@@ -261,9 +265,8 @@ llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op, const Elemen
                      v + " >(indices, " + lit(layout.rows) + ", " + lit(layout.k) + ", " +
                      lit(layout.rowLength) + ", " + source.functor + ", RowsStore<" + v +
                      " >{out, " + lit(layout.rowLength) + "}, error);\n";
-  std::string params = source.param + withType(", const long long* __restrict__ indices, "
-                                               "$V* __restrict__ out, unsigned long long* error",
-                                               v);
+  std::string params = source.paramsWith(withType(
+      "const long long* __restrict__ indices, $V* __restrict__ out, unsigned long long* error", v));
   std::string description = source.describe(op);
   int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
                                  description,
@@ -369,14 +372,20 @@ llvm::Expected<bool> lowerFusedSparse(CodegenContext &context, sp::FusionOp fusi
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   for (Value value : yield.getValues())
     if (value.getDefiningOp() != anchor) return false;  // results stored as they are
-  // Only the dense (or values) operand is computed on the fly.
+  // Only the dense (or values) operand is computed on the fly; indices are
+  // read as they are (constant ones get a buffer).
   Value dense = anchor->getOperand(0);
-  for (Value operand : anchor->getOperands())
-    if (operand != dense && llvm::is_contained(before, operand.getDefiningOp())) return false;
+  std::vector<Value> asIs;
+  for (Value operand : anchor->getOperands()) {
+    if (operand == dense) continue;
+    if (!readableAsIs(context, operand)) return false;
+    asIs.push_back(operand);
+  }
   std::vector<Operation *> computing = needed(before, {dense});
   if (computing.empty()) return false;
   std::optional<FusedGroup> group = renderFusable(computing, Value(), {dense}, "Prologue", "i", "");
   if (!group) return false;
+  if (llvm::Error error = giveBuffers(context, asIs)) return error;
   ElementEnd load = fusedLoad(context, *group, computing);
   llvm::Error error = llvm::Error::success();
   if (auto topk = dyn_cast<sp::TopkModesOp>(anchor)) error = lowerTopk(context, topk, &load);

@@ -363,15 +363,21 @@ llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context, sp::Fusion
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   for (Value value : yield.getValues())
     if (value.getDefiningOp() != step) return false;  // results stored as they are
-  // Only the gradient is computed on the fly.
+  // Only the gradient is computed on the fly; the other operands are read as
+  // they are (a constant in the region, zero state or a first step, gets a buffer).
   Value gradient = step->getOperand(1);
-  for (Value operand : step->getOperands())
-    if (operand != gradient && llvm::is_contained(before, operand.getDefiningOp())) return false;
+  std::vector<Value> asIs;
+  for (Value operand : step->getOperands()) {
+    if (operand == gradient) continue;
+    if (!readableAsIs(context, operand)) return false;
+    asIs.push_back(operand);
+  }
   std::vector<Operation *> computing = needed(before, {gradient});
   if (computing.empty()) return false;
   std::optional<FusedGroup> group =
       renderFusable(computing, Value(), {gradient}, "Prologue", "i", "");
   if (!group) return false;
+  if (llvm::Error error = giveBuffers(context, asIs)) return error;
   ElementEnd grad = fusedLoad(context, *group, computing, "G");
   llvm::Error error = isa<sp::SgdStepOp>(step)
                           ? lowerSgd(context, cast<sp::SgdStepOp>(step), &grad)

@@ -10,7 +10,9 @@
 //     that can fail at run time). The store of an fft or rfft along one
 //     axis that reaches the transform's inverse takes the inverse too (a
 //     round trip: the ops between filter the spectrum in shared memory),
-//     and goes on from the inverse's result.
+//     and goes on from the inverse's result. An rfft whose low modes go
+//     through one channel_mix back to an irfft (a 1-D FNO spectral
+//     convolution, OpKinds.h) takes that whole chain the same way.
 //  2. Its loads take the elementwise ops whose every use is in the group
 //     (walking back from the group's last op), so a value computed once
 //     and used elsewhere is never recomputed in a load.
@@ -207,6 +209,13 @@ private:
     if (anchor->getNumResults() == 1 && fusion::takesFusedStore(anchor))
       atIndex.insert(anchor->getResult(0));
     Operation *inverse = nullptr;   // a transform's inverse joined as its round trip
+    fusion::SpectralConv conv;
+    if (isa<sp::RfftOp>(anchor) && fusion::spectralConvRefusal(anchor, &conv).empty()) {
+      // The whole spectral convolution: the modes never leave shared memory.
+      for (Operation *op : {conv.slice, conv.mix, conv.pad, conv.irfft}) join(group, id, op);
+      inverse = conv.irfft;
+      atIndex = {conv.irfft->getResult(0)};
+    }
     for (Operation *op = anchor->getNextNode(); op && !atIndex.empty(); op = op->getNextNode()) {
       if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
       llvm::SmallVector<Operation *> readFrom;

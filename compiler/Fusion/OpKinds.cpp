@@ -1,6 +1,7 @@
 //===- OpKinds.cpp - what fusion may do with an op ------------------------===//
 #include "compiler/Fusion/OpKinds.h"
 
+#include "compiler/Planning/FftTables.h"
 #include "compiler/Planning/FftUnits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
@@ -98,6 +99,73 @@ std::string roundTripRefusal(Operation *transform, Operation *inverse) {
            " does not fit one round-trip kernel (complex lengths up to " +
            std::to_string(planning::kMaxRoundTripThreads * 8) +
            " with factors 2, 3, 5, 7; real lengths twice that)";
+  return "";
+}
+
+namespace {
+
+/// The only user of `value`, or null.
+Operation *onlyUser(Value value) {
+  return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+}
+
+bool allZero(llvm::ArrayRef<int64_t> values) {
+  return llvm::all_of(values, [](int64_t v) { return v == 0; });
+}
+
+} // namespace
+
+std::string spectralConvRefusal(Operation *rfftOp, SpectralConv *conv) {
+  auto rfft = dyn_cast<sp::RfftOp>(rfftOp);
+  if (!rfft) return "not an rfft";
+  auto x = cast<ShapedType>(rfft.getX().getType());
+  if (x.getRank() != 3 || rfft.getAxes() != llvm::ArrayRef<int64_t>{2})
+    return "a spectral convolution transforms the last axis of [batch, channels, length]";
+  auto slice = dyn_cast_or_null<sp::SliceOp>(onlyUser(rfft.getResult()));
+  if (!slice) return "the spectrum has other uses than one slice of low modes";
+  auto mix = dyn_cast_or_null<sp::ChannelMixOp>(onlyUser(slice.getResult()));
+  auto pad = mix ? dyn_cast_or_null<sp::PadOp>(onlyUser(mix.getResult())) : nullptr;
+  auto irfft = pad ? dyn_cast_or_null<sp::IrfftOp>(onlyUser(pad.getResult())) : nullptr;
+  if (!mix || mix.getX() != slice.getResult() || !pad || !irfft)
+    return "the low modes do not go through one channel_mix, a zero padding and an irfft";
+  auto spectrum = cast<ShapedType>(rfft.getResult().getType());
+  auto kept = cast<ShapedType>(slice.getResult().getType());
+  auto mixed = cast<ShapedType>(mix.getResult().getType());
+  const int64_t n = x.getDimSize(2), bins = spectrum.getDimSize(2), modes = kept.getDimSize(2);
+  bool unitStride = !slice.getStride() || llvm::all_of(*slice.getStride(), [](int64_t s) {
+    return s == 1;
+  });
+  if (!allZero(slice.getStart()) || !unitStride || kept.getDimSize(0) != x.getDimSize(0) ||
+      kept.getDimSize(1) != x.getDimSize(1) || modes < 1)
+    return "the slice does not keep the first modes of every channel";
+  if (!allZero(pad.getLow()) || pad.getHigh()[0] != 0 || pad.getHigh()[1] != 0 ||
+      pad.getHigh()[2] != bins - modes || pad.getValue().convertToDouble() != 0.0)
+    return "the padding does not restore the spectrum with zeros above the modes";
+  if (irfft.getAxes() != llvm::ArrayRef<int64_t>{2} || int64_t(irfft.getLength()) != n ||
+      cast<ShapedType>(irfft.getResult().getType()).getElementType() != x.getElementType())
+    return "the irfft is not the rfft's inverse along the same axis and length";
+  if (!planning::roundTripFits(planning::FftKind::kRealForward, n))
+    return "a length of " + std::to_string(n) + " does not fit one spectral-convolution kernel "
+           "(even lengths up to " + std::to_string(planning::kMaxRoundTripThreads * 16) + ")";
+  SpectralConv c;
+  c.rfft = rfft;
+  c.slice = slice;
+  c.mix = mix;
+  c.pad = pad;
+  c.irfft = irfft;
+  c.batch = x.getDimSize(0);
+  c.cin = x.getDimSize(1);
+  c.cout = mixed.getDimSize(1);
+  c.n = n;
+  c.modes = modes;
+  c.threads = planning::stockhamThreads(n / 2);
+  const int64_t rows = std::max(c.cin, c.cout);
+  const int64_t complexBytes = x.getElementType().isF64() ? 16 : 8;
+  if (rows * c.threads > kMaxSpectralConvThreads ||
+      (rows * (n / 2) + (c.cin + c.cout) * modes) * complexBytes > kMaxSpectralConvShared)
+    return "one batch element's " + std::to_string(rows) + " channels of " + std::to_string(n) +
+           " points do not fit one block";
+  if (conv) *conv = c;
   return "";
 }
 

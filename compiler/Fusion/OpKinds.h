@@ -47,6 +47,25 @@ std::string failureOf(mlir::Operation *op);
 /// block holds (planning::roundTripFits).
 std::string roundTripRefusal(mlir::Operation *transform, mlir::Operation *inverse);
 
+/// A 1-D FNO spectral convolution: rfft along the last axis of x [B, CIN, N],
+/// a slice of the first MODES bins, channel_mix with weights [CIN, COUT,
+/// MODES], zero padding back to N/2 + 1 bins, irfft of length N.
+struct SpectralConv {
+  mlir::Operation *rfft = nullptr, *slice = nullptr, *mix = nullptr, *pad = nullptr,
+                  *irfft = nullptr;
+  int64_t batch = 0, cin = 0, cout = 0, n = 0, modes = 0;
+  int64_t threads = 0;  // per transform (N/2 points)
+};
+
+/// The most threads and the most shared memory (bytes) one spectral
+/// convolution kernel (fno.cuh) takes.
+constexpr int64_t kMaxSpectralConvThreads = 256;  // two FFTs per thread: more spill on sm_80
+constexpr int64_t kMaxSpectralConvShared = 40 * 1024;
+
+/// Why the chain from `rfft` through its only users is not a spectral
+/// convolution one kernel computes (fno.cuh), or empty, `conv` filled.
+std::string spectralConvRefusal(mlir::Operation *rfft, SpectralConv *conv);
+
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
 bool isSplatConstant(mlir::Operation *op);

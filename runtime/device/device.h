@@ -39,7 +39,8 @@ inline bool is_valid_define(const std::string& define) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) return false;
   for (char c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  return define.find_first_of("\r\n") == std::string::npos;
+  // One line, not continued onto the unit's first line by a trailing backslash.
+  return define.find_first_of("\r\n") == std::string::npos && define.back() != '\\';
 }
 
 /// What every compiler sees: `source` with its defines as #define lines

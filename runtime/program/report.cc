@@ -78,8 +78,15 @@ ProgramReport report_program(const Program& program) {
     if (counted.insert(program.storage_of(id)).second) *bytes += program.buffers[id].bytes();
   };
   for (int id : program.inputs) count_once(id, &report.input_bytes);
+  // Constants that some step reads (a table no kernel takes is not traffic).
+  std::vector<bool> read(program.buffers.size(), false);
+  for (const Step& step : program.steps) {
+    for (const StepArg& arg : step.args)
+      if (arg.kind == StepArg::Kind::kBuffer) read[program.storage_of(arg.buffer)] = true;
+    if (step.source >= 0) read[program.storage_of(step.source)] = true;
+  }
   for (size_t id = 0; id < program.buffers.size(); ++id)
-    if (program.buffers[id].role == BufferRole::kConstant)
+    if (program.buffers[id].role == BufferRole::kConstant && read[id])
       count_once(int(id), &report.constant_bytes);
   for (int id : program.outputs) count_once(id, &report.output_bytes);
   report.minimum_bytes = report.input_bytes + report.constant_bytes + report.output_bytes;

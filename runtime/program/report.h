@@ -3,9 +3,10 @@
 // Per kernel: launches per run, bytes read and written and nominal FLOPs per
 // run, and a roofline estimate of its time on two GPUs (each launch takes
 // the longer of its bytes at the memory bandwidth and its FLOPs at the fp32
-// peak). In total: bytes moved, the minimum (every input, constant and
-// result moved once) and their ratio, FLOPs, the device memory the buffers
-// hold (and would hold without the memory plan's reuse), and the estimates.
+// peak). In total: bytes moved, the minimum (every input, every constant a
+// step reads and every result moved once) and their ratio, FLOPs, the device
+// memory the buffers hold (and would hold without the memory plan's reuse),
+// and the estimates.
 // Static: nothing runs, so a report needs neither a GPU nor a compiler.
 #pragma once
 

@@ -27,18 +27,15 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<8x4xf32> {
 
 // -----
 
-// Rule 2 on the 1-D FNO layer: the slice joins channel_mix's load, the pad
-// irfft's load, bias and GELU irfft's store: three kernels from seven ops.
+// The 1-D FNO layer: rfft, the low modes, channel_mix, zero padding and
+// irfft are one spectral convolution, the bias and GELU in its store: one
+// kernel from seven ops.
 // CHECK-LABEL: func.func @spectral_conv
-// CHECK:         %[[S:.*]] = spectral.rfft
-// CHECK-NEXT:    %[[M:.*]] = spectral.fusion %[[S]], %{{.*}} :
+// CHECK-NEXT:    %[[Y:.*]] = spectral.fusion %{{.*}}, %{{.*}}, %{{.*}} :
 // CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.rfft
 // CHECK-NEXT:      spectral.slice
 // CHECK-NEXT:      spectral.channel_mix
-// CHECK-NEXT:      spectral.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    %[[Y:.*]] = spectral.fusion %[[M]], %{{.*}} :
-// CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      spectral.pad
 // CHECK-NEXT:      spectral.irfft
 // CHECK-NEXT:      spectral.add
@@ -48,11 +45,9 @@ func.func @chain(%x: tensor<4x8xf32>, %y: tensor<8xf32>) -> tensor<8x4xf32> {
 // CHECK-NEXT:    return %[[Y]]
 func.func @spectral_conv(%x: tensor<4x8x128xf32>, %weights: tensor<8x8x16xcomplex<f32>>,
                          %bias: tensor<8x1xf32>) -> tensor<4x8x128xf32> {
-  // expected-remark @below {{consumer 'spectral.slice' (}}
   %spectrum = spectral.rfft %x axes [2] : tensor<4x8x128xf32>
   %low = spectral.slice %spectrum start [0, 0, 0] limit [4, 8, 16]
       : tensor<4x8x65xcomplex<f32>>
-  // expected-remark @below {{consumer 'spectral.pad' (}}
   %mixed = spectral.channel_mix %low, %weights
       : tensor<4x8x16xcomplex<f32>>, tensor<8x8x16xcomplex<f32>>
   %full = spectral.pad %mixed low [0, 0, 0] high [0, 0, 49]
@@ -321,4 +316,25 @@ func.func @sparse_anchors(%x: tensor<4x16xf32>, %i: tensor<4x3xi64>)
   %g = spectral.gather %e[%i] : tensor<4x16xf32>, tensor<4x3xi64>
   %n = spectral.neg %g : tensor<4x3xf32>
   return %v, %k, %n : tensor<4x2xf32>, tensor<4x2xi64>, tensor<4x3xf32>
+}
+
+// -----
+
+// A spectral convolution whose modes are used elsewhere is not one kernel:
+// the slice's other use keeps the rfft's result in memory.
+// CHECK-LABEL: func.func @spectral_conv_refused
+// CHECK:         spectral.rfft
+// CHECK:         spectral.irfft
+func.func @spectral_conv_refused(%x: tensor<2x4x32xf32>, %w: tensor<4x4x5xcomplex<f32>>)
+    -> (tensor<2x4x32xf32>, tensor<2x4x5xf32>) {
+  // expected-remark @below {{consumer 'spectral.slice' (}}
+  %s = spectral.rfft %x axes [2] : tensor<2x4x32xf32>
+  // expected-remark @below {{consumer 'spectral.channel_mix' (}}
+  %l = spectral.slice %s start [0, 0, 0] limit [2, 4, 5] : tensor<2x4x17xcomplex<f32>>
+  // expected-remark @below {{consumer 'spectral.pad' (}}
+  %m = spectral.channel_mix %l, %w : tensor<2x4x5xcomplex<f32>>, tensor<4x4x5xcomplex<f32>>
+  %p = spectral.pad %m low [0, 0, 0] high [0, 0, 12] : tensor<2x4x5xcomplex<f32>>
+  %y = spectral.irfft %p axes [2] length 32 : tensor<2x4x17xcomplex<f32>>
+  %a = spectral.abs %l : tensor<2x4x5xcomplex<f32>>
+  return %y, %a : tensor<2x4x32xf32>, tensor<2x4x5xf32>
 }

@@ -136,4 +136,4 @@ func.func @ints_back(%y: tensor<2xi64>, %x: tensor<2xi64>) -> tensor<2xi64> {
 // TOLNAN: error: --validate-tolerance must be a number of at least 0, got nan
 // RUN: rm -rf %t/arch && not spectral-run %s --function=double --random-inputs --dump-kernels=%t/arch --dump-arch=bogus 2>&1 | FileCheck %s --check-prefix=ARCH
 // RUN: not ls %t/arch
-// ARCH: error: --dump-arch=bogus: expected sm_XX of sm_75 or newer (sm_80, sm_90, ...)
+// ARCH: error: --dump-arch=bogus: expected sm_XX of sm_75 or newer (sm_80, sm_90, sm_90a, ...)

@@ -190,7 +190,7 @@ TEST(Executor, KernelsCarryTheirDefines) {
   std::vector<HostTensor> outputs;
   ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
   EXPECT_EQ(outputs[0].bytes, floats({3, 6, 9, 12}).bytes);
-  for (const char* bad : {"1X", "A B", "X=1\nY", ""}) {
+  for (const char* bad : {"1X", "A B", "X=1\nY", "", "X=1 \\"}) {
     p.kernels[0].source.defines = {bad};
     EXPECT_NE(p.validate().message().find("has an invalid define"), std::string::npos) << bad;
   }

@@ -465,6 +465,13 @@ TEST(FusedLosses, MseTakesBothOperandsFromPrologues) {
                                           "    %m = spectral.mse %c, %a : tensor<4x5xcomplex<f32>>\n"
                                           "    spectral.yield %m : tensor<f32>")),
             2);
+  // Constant labels are read from a constant buffer.
+  EXPECT_EQ(expectMatchesReference(fusion({"tensor<3x4xf32>"}, {"tensor<f32>"},
+                                          "    %l = spectral.constant dense<[1, 3, 0]> : tensor<3xi32>\n"
+                                          "    %t = spectral.tanh %a : tensor<3x4xf32>\n"
+                                          "    %e = spectral.cross_entropy %t, %l : tensor<3x4xf32>, tensor<3xi32>\n"
+                                          "    spectral.yield %e : tensor<f32>")),
+            2);
   // Computed labels are read as they are: the region runs op by op.
   std::string x = "tensor<3x4xf32>";
   EXPECT_EQ(expectMatchesReference(fusion({x, "tensor<3xf32>"}, {"tensor<f32>"},

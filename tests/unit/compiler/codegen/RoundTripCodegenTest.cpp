@@ -78,6 +78,27 @@ TEST(RoundTrips, StridedRealAxisWithSeveralResults) {
             1);
 }
 
+TEST(RoundTrips, EpiloguesReadConstantsAndOtherTypes) {
+  // A splat constant comes first in a region: the store still computes
+  // from it; a real part of the inverse is stored as a real; an empty filter
+  // (norms that differ, so the pair does not fold) is the identity.
+  std::string c = "tensor<4x16xcomplex<f32>>", r = "tensor<4x16xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({c}, {r},
+                                          "    %h = spectral.constant dense<0.5> : " + r + "\n"
+                                          "    %f = spectral.fft %a axes [1] : " + c + "\n"
+                                          "    %m = spectral.mul %f, %f : " + c + ", " + c + "\n"
+                                          "    %g = spectral.ifft %m axes [1] : " + c + "\n"
+                                          "    %re = spectral.real %g : " + c + "\n"
+                                          "    %y = spectral.mul %re, %h : " + r + ", " + r + "\n"
+                                          "    spectral.yield %y : " + r)),
+            1);
+  EXPECT_EQ(expectMatchesReference(fusion({c}, {c},
+                                          "    %f = spectral.fft %a axes [1] norm forward : " + c + "\n"
+                                          "    %g = spectral.ifft %f axes [1] : " + c + "\n"
+                                          "    spectral.yield %g : " + c)),
+            1);
+}
+
 TEST(RoundTrips, OtherShapesFallBackAndAgree) {
   // Beyond a round trip's 256 threads (4096 complex points, 8192 reals) or
   // one block (8192 complex points: four-step), two axes, the filtered

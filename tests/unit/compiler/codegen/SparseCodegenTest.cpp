@@ -304,6 +304,25 @@ TEST(FusedSparse, GatherAndScatterReadComputedOperands) {
   EXPECT_EQ(expectMatchesReference(fusedScatter(), inputs), 1);
 }
 
+TEST(FusedSparse, ConstantOperandsReadNoBuffersOrGetOne) {
+  // The dense side computed from a splat alone (no buffer to read), constant
+  // indices (a constant buffer).
+  std::string source = fusion({"tensor<4x3xf32>"}, {"tensor<4x3xf32>"},
+                              "    %one = spectral.constant dense<2.0> : tensor<4x6xf32>\n"
+                              "    %d = spectral.pad %one low [0, 1] high [0, 1] value 3.0 : tensor<4x6xf32>\n"
+                              "    %i = spectral.constant dense<[0, 3, 7]> : tensor<3xi64>\n"
+                              "    %g = spectral.gather %d[%i] : tensor<4x8xf32>, tensor<3xi64>\n"
+                              "    %z = spectral.add %a, %g : tensor<4x3xf32>, tensor<3xf32>\n"
+                              "    spectral.yield %z : tensor<4x3xf32>");
+  EXPECT_GE(expectMatchesReference(source), 1);
+  std::string gathered = fusion({"tensor<5xf32>"}, {"tensor<3xf32>"},
+                                "    %e = spectral.exp %a : tensor<5xf32>\n"
+                                "    %i = spectral.constant dense<[4, 0, 4]> : tensor<3xi64>\n"
+                                "    %g = spectral.gather %e[%i] : tensor<5xf32>, tensor<3xi64>\n"
+                                "    spectral.yield %g : tensor<3xf32>");
+  EXPECT_EQ(expectMatchesReference(gathered), 1);
+}
+
 class SparseNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(SparseNvrtc, EveryKindOfUnitCompilesWithoutSpills) {

@@ -173,6 +173,16 @@ TEST(FusedTraining, GradientsComputedInTheStepsLoads) {
     inputs[5] = stepTensor(DType::kInt64, 3);
     EXPECT_EQ(expectMatchesReference(source, inputs), 1) << real;
   }
+  // Zero state and the first step as constants: read from constant buffers.
+  std::string zero = "tensor<8xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion({zero, zero}, {zero},
+                                          "    %z = spectral.constant dense<0.0> : " + zero + "\n"
+                                          "    %t = spectral.constant dense<1> : tensor<i64>\n"
+                                          "    %g = spectral.neg %b : " + zero + "\n"
+                                          "    %np, %nm, %nv = spectral.adam_step %a, %g, %z, %z, %t lr 1.0e-02 : " +
+                                              zero + ", " + zero + ", tensor<i64>\n"
+                                          "    spectral.yield %np : " + zero)),
+            1);
   // A computed param (not the gradient) goes op by op.
   std::string t = "tensor<8xf32>";
   EXPECT_EQ(expectMatchesReference(fusion({t, t}, {t},
