@@ -252,6 +252,11 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
                 const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs) {
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
+  // What --validate cannot hold is refused before anything compiles or runs.
+  llvm::Expected<std::vector<Tensor>> referenceInputs =
+      validate ? referenceArguments(inputs) : std::vector<Tensor>{};
+  if (!referenceInputs)
+    return fail("--validate: " + llvm::toString(referenceInputs.takeError()));
   ::spectral::StatusOr<std::unique_ptr<::spectral::Device>> device =
       ::spectral::create_device(deviceName);
   if (!device)
@@ -317,11 +322,8 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   }
 
   if (validate) {
-    llvm::Expected<std::vector<Tensor>> arguments = referenceArguments(inputs);
-    if (!arguments)
-      return fail("--validate: " + llvm::toString(arguments.takeError()));
     llvm::Expected<std::vector<Tensor>> expected =
-        ::spectral::reference::evaluate(function, *arguments);
+        ::spectral::reference::evaluate(function, *referenceInputs);
     if (!expected)
       return fail("--validate: the reference evaluator failed: " +
                   llvm::toString(expected.takeError()));

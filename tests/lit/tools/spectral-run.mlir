@@ -121,6 +121,9 @@ func.func @beyond() -> tensor<f32> {
 // BACK-NEXT: [9007199254740993, 9007199254740993]
 // RUN: not spectral-run %s --function=ints_back --device=reference --input=@%t/wide.npy --input=@%t/small.npy 2>&1 | FileCheck %s --check-prefix=BACKREF
 // BACKREF: error: argument #0: element 0 (90071992547409{{[0-9]+}}) is beyond 2^53; the reference evaluator holds integers exactly only below that
+// RUN: not spectral-run %s --function=ints_back --device=host --validate --benchmark=1 --input=@%t/wide.npy --input=@%t/small.npy 2>&1 | FileCheck %s --check-prefix=BACKVALIDATE
+// BACKVALIDATE-NOT: compile:
+// BACKVALIDATE: error: --validate: argument #0: element 0 ({{[0-9]+}}) is beyond 2^53
 func.func @wide_ints(%x: tensor<2xi64>) -> (tensor<2xi64>, tensor<2xi64>) {
   %c = spectral.constant dense<9007199254740993> : tensor<2xi64>
   %y = spectral.add %x, %c : tensor<2xi64>, tensor<2xi64>
