@@ -447,7 +447,7 @@ std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRe
 
 /// sum_P a * b = a' * sum_P b (and the same for the mean) when the factor a
 /// is constant along the reduced axes P (a size-1 or missing dim at each)
-/// and b spans them (the product's size at each): the reduction reads b
+/// and b spans them (the product's size at each; b may have a lower rank): the reduction reads b
 /// instead of the broadcast product, which is never formed (PureFFT's
 /// pattern weights times the features become one scale per layer). a' is a
 /// reshaped to the result's rank when the reduced dims are dropped. Floats
@@ -472,11 +472,16 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
       auto factorType = cast<RankedTensorType>(factor.getType());
       auto otherType = cast<RankedTensorType>(other.getType());
       SmallVector<int64_t> aligned = alignedTo(factorType.getShape(), rank);
-      if (otherType.getRank() != rank ||
-          !llvm::all_of(axes, [&](int64_t p) {
-            return aligned[p] == 1 && otherType.getDimSize(p) == full.getDimSize(p);
+      // The other factor may have a lower rank (it broadcasts along the
+      // leading axes), but it spans every reduced axis.
+      const int64_t offset = rank - otherType.getRank();
+      if (!llvm::all_of(axes, [&](int64_t p) {
+            return p >= offset && aligned[p] == 1 &&
+                   otherType.getDimSize(p - offset) == full.getDimSize(p);
           }))
         continue;
+      SmallVector<int64_t> otherAxes;
+      for (int64_t p : axes) otherAxes.push_back(p - offset);
 
       SmallVector<int64_t> scaleShape(factorType.getShape());
       if (!op.getKeepdims()) {
@@ -486,8 +491,8 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
             scaleShape.push_back(aligned[d]);
       }
       SmallVector<int64_t> reducedShape;
-      for (int64_t d = 0; d < rank; ++d) {
-        bool summed = llvm::is_contained(axes, d);
+      for (int64_t d = 0; d < otherType.getRank(); ++d) {
+        bool summed = llvm::is_contained(otherAxes, d);
         if (!summed || op.getKeepdims())
           reducedShape.push_back(summed ? 1 : otherType.getDimSize(d));
       }
@@ -497,8 +502,8 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
         continue;
 
       Location loc = op.getLoc();
-      Value reduced =
-          rewriter.create<ReduceOp>(loc, other, op.getAxesAttr(), op.getKeepdimsAttr());
+      Value reduced = rewriter.create<ReduceOp>(loc, other, rewriter.getDenseI64ArrayAttr(otherAxes),
+                                                op.getKeepdimsAttr());
       Value scale = factor;
       if (ArrayRef<int64_t>(scaleShape) != factorType.getShape())
         scale = rewriter.create<ReshapeOp>(

@@ -817,3 +817,33 @@ func.func @cross_entropy_of_log_softmax(%x: tensor<4x10xf32>, %l: tensor<4xi64>)
   %f = spectral.cross_entropy %r, %l : tensor<4x10xf32>, tensor<4xi64>
   return %e, %f : tensor<f32>, tensor<f32>
 }
+
+// -----
+
+// The factor that spans the reduced axis may have a lower rank: PureFFT's
+// features [B, 1, F] times weighted patterns [P, F], summed over P.
+// CHECK-LABEL: func.func @factor_out_of_lower_rank_other
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x1x16xf32>, %[[P:.*]]: tensor<8x16xf32>)
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[P]] axes [0] keepdims : tensor<8x16xf32>
+// CHECK-NEXT:    %[[R:.*]] = spectral.mul %[[X]], %[[S]] : tensor<4x1x16xf32>, tensor<1x16xf32>
+// CHECK-NEXT:    return %[[R]]
+func.func @factor_out_of_lower_rank_other(%x: tensor<4x1x16xf32>, %p: tensor<8x16xf32>)
+    -> tensor<4x1x16xf32> {
+  %a = spectral.mul %x, %p : tensor<4x1x16xf32>, tensor<8x16xf32>
+  %s = spectral.reduce_sum %a axes [1] keepdims : tensor<4x8x16xf32>
+  return %s : tensor<4x1x16xf32>
+}
+
+// -----
+
+// Not moved: the lower-rank factor does not span the reduced axis (it
+// broadcasts along it, so both factors are constant there).
+// CHECK-LABEL: func.func @lower_rank_other_along_the_axis
+// CHECK-NEXT:    spectral.mul
+// CHECK-NEXT:    spectral.reduce_sum
+func.func @lower_rank_other_along_the_axis(%x: tensor<4x1x16xf32>, %p: tensor<16xf32>)
+    -> tensor<4x16xf32> {
+  %a = spectral.mul %x, %p : tensor<4x1x16xf32>, tensor<16xf32>
+  %s = spectral.reduce_sum %a axes [1] : tensor<4x1x16xf32>
+  return %s : tensor<4x16xf32>
+}

@@ -39,6 +39,8 @@
 // RUN: spectral-run %t --function=fold_add_mul_div --random-inputs --seed=5 | diff %t.fold_add_mul_div -
 // RUN: spectral-run %s --function=factor_out_of_reduction --random-inputs --seed=5 > %t.factor_out_of_reduction
 // RUN: spectral-run %t --function=factor_out_of_reduction --random-inputs --seed=5 | diff %t.factor_out_of_reduction -
+// RUN: spectral-run %s --function=factor_out_of_lower_rank --random-inputs --seed=5 > %t.lower
+// RUN: spectral-run %t --function=factor_out_of_lower_rank --random-inputs --seed=5 | diff %t.lower -
 // RUN: spectral-run %s --function=cross_entropy_of_log_softmax --random-inputs --seed=5 > %t.ce
 // RUN: spectral-run %t --function=cross_entropy_of_log_softmax --random-inputs --seed=5 | diff %t.ce -
 
@@ -217,4 +219,12 @@ func.func @cross_entropy_of_log_softmax(%x: tensor<6x10xf64>, %l: tensor<6xi32>)
   %s = spectral.log_softmax %x axis 1 : tensor<6x10xf64>
   %e = spectral.cross_entropy %s, %l : tensor<6x10xf64>, tensor<6xi32>
   return %e : tensor<f64>
+}
+
+// FOLDED-LABEL: func.func @factor_out_of_lower_rank
+// FOLDED-NOT: tensor<3x5x7xf64>
+func.func @factor_out_of_lower_rank(%x: tensor<3x1x7xf64>, %p: tensor<5x7xf64>) -> tensor<3x7xf64> {
+  %a = spectral.mul %x, %p : tensor<3x1x7xf64>, tensor<5x7xf64>
+  %s = spectral.reduce_sum %a axes [1] : tensor<3x5x7xf64>
+  return %s : tensor<3x7xf64>
 }

@@ -32,3 +32,10 @@ func.func @dead_code_and_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
   %five = spectral.add %two, %three : tensor<4xf32>, tensor<4xf32>
   return %five : tensor<4xf32>
 }
+
+// PureFFT's forward pass as the model states it forms batch x patterns x
+// frequencies products in four layers; after simplification none is left.
+// RUN: spectral-opt %S/../../../examples/purefft_forward.mlir --spectral-simplify | FileCheck %s --check-prefix=PUREFFT
+// PUREFFT-LABEL: func.func @main
+// PUREFFT-NOT:   64x32x840
+// PUREFFT:       spectral.cross_entropy

@@ -27,3 +27,5 @@ func.func @main(%x: tensor<4x16xcomplex<f32>>) -> tensor<16x4xf32> {
 // FNO2D: compile: {{.*}}; 11 kernels:
 // RUN: spectral-run %S/../../../examples/spectral_filter.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=FILTER
 // FILTER: compile: {{.*}}; 1 kernel:
+// RUN: spectral-run %S/../../../examples/purefft_forward.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=PUREFFT
+// PUREFFT: compile: {{.*}}; 9 kernels:
