@@ -17,6 +17,22 @@
 
 namespace spectral_fft {
 
+/// Bin k of a real line of length N = 2H from z_k and z_(H-k) (indices mod
+/// H) of the FFT of its packed pairs; w = w_N^k.
+template <typename T>
+__device__ __forceinline__ cplx<T> unpack_bin(cplx<T> zk, cplx<T> zm, cplx<T> w) {
+  const cplx<T> a = zk, b = conj(zm);
+  return scale(a + b, T(0.5)) + w * quarter_turn<true>(scale(a - b, T(0.5)));
+}
+
+/// Z_k of the packed half-length inverse FFT from bins X_k and X_(H-k) of a
+/// Hermitian half spectrum (DC and Nyquist taken real by the caller); w = w_N^k.
+template <typename T>
+__device__ __forceinline__ cplx<T> pack_bins(cplx<T> xk, cplx<T> xm, cplx<T> w) {
+  const cplx<T> b = conj(xm);
+  return (xk + b) + quarter_turn<false>(conj(w) * (xk - b));
+}
+
 /// Batched R2C of even length N: load(batch, n) gives real x_n,
 /// store(batch, k, X_k) takes bins k in [0, N/2]. `shared` holds
 /// blockDim.y * N/2 entries; blockDim.x must be THREADS (for length N/2).
@@ -35,12 +51,8 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   __syncthreads();
   fft_shared<H, THREADS, true>(z, half_twiddles, t);
   if (!active) return;
-  for (int k = t; k <= H; k += THREADS) {
-    cplx<T> a = z[k % H], b = conj(z[(H - k) % H]);
-    cplx<T> even = scale(a + b, T(0.5));
-    cplx<T> odd = quarter_turn<true>(scale(a - b, T(0.5)));  // (a - b) / 2i
-    store(batch, k, even + twiddles_n[k] * odd);
-  }
+  for (int k = t; k <= H; k += THREADS)
+    store(batch, k, unpack_bin(z[k % H], z[(H - k) % H], twiddles_n[k]));
 }
 
 /// Batched C2R of even length N: load(batch, k) gives X_k for k in [0, N/2],
@@ -62,9 +74,7 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
         a.im = T(0);
         b.im = T(0);
       }
-      b = conj(b);
-      cplx<T> odd = conj(twiddles_n[k]) * (a - b);
-      z[k] = (a + b) + quarter_turn<false>(odd);
+      z[k] = pack_bins(a, b, twiddles_n[k]);
     }
   __syncthreads();
   fft_shared<H, THREADS, false>(z, half_twiddles, t);
@@ -101,24 +111,16 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
     for (int k = t; k <= H / 2; k += THREADS) {
       const int m = H - k;  // the partner bin; H (Nyquist) when k == 0
       const cplx<T> zk = z[k], zm = z[m % H];
-      // R2C unpacking of bins k and m (fft_r2c_batched's formula twice).
-      cplx<T> xk = scale(zk + conj(zm), T(0.5)) +
-                   twiddles_n[k] * quarter_turn<true>(scale(zk - conj(zm), T(0.5)));
-      cplx<T> xm = scale(zm + conj(zk), T(0.5)) +
-                   twiddles_n[m] * quarter_turn<true>(scale(zm - conj(zk), T(0.5)));
+      const cplx<T> xk = unpack_bin(zk, zm, twiddles_n[k]);
+      const cplx<T> xm = unpack_bin(zm, zk, twiddles_n[m]);
       cplx<T> yk = filter(batch, k, xk);
       cplx<T> ym = m == k ? yk : filter(batch, m, xm);
       if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
         yk.im = T(0);
         ym.im = T(0);
       }
-      // C2R packing (fft_c2r_batched's formula) of bin k, and of bin m < H.
-      cplx<T> b = conj(ym);
-      z[k] = (yk + b) + quarter_turn<false>(conj(twiddles_n[k]) * (yk - b));
-      if (k != 0 && m != k) {
-        b = conj(yk);
-        z[m] = (ym + b) + quarter_turn<false>(conj(twiddles_n[m]) * (ym - b));
-      }
+      z[k] = pack_bins(yk, ym, twiddles_n[k]);
+      if (k != 0 && m != k) z[m] = pack_bins(ym, yk, twiddles_n[m]);
     }
   __syncthreads();  // the inverse's first stage reads pairs other threads packed
   fft_shared<H, THREADS, false>(z, half_twiddles, t);
@@ -142,11 +144,9 @@ struct RealSpectrumFromHalf {
   AxisLayout layout;          // of z: n = H
   const cplx<T>* twiddles_n;  // w_N^k, k in [0, H]
   __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
-    int h = layout.n;
-    cplx<T> a = z[layout.offset(batch, k % h)], b = conj(z[layout.offset(batch, (h - k) % h)]);
-    cplx<T> even = scale(a + b, T(0.5));
-    cplx<T> odd = quarter_turn<true>(scale(a - b, T(0.5)));
-    return even + twiddles_n[k] * odd;
+    const int h = layout.n;
+    return unpack_bin(z[layout.offset(batch, k % h)], z[layout.offset(batch, (h - k) % h)],
+                      twiddles_n[k]);
   }
 };
 
@@ -163,8 +163,7 @@ struct HalfFromRealSpectrum {
       a.im = T(0);
       b.im = T(0);
     }
-    b = conj(b);
-    return (a + b) + quarter_turn<false>(conj(twiddles_n[k]) * (a - b));
+    return pack_bins(a, b, twiddles_n[k]);
   }
 };
 

@@ -51,12 +51,8 @@ __device__ void fno1d_layer(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
 
   // The first MODES bins of each input channel (fft_r2c_batched's unpacking).
   if (row < CIN)
-    for (int k = t; k < MODES; k += THREADS) {
-      const cplx<T> a = z[k % H], b = conj(z[(H - k) % H]);
-      const cplx<T> bin = scale(a + b, T(0.5)) +
-                          twiddles_n[k] * quarter_turn<true>(scale(a - b, T(0.5)));
-      kept[row * MODES + k] = scale(bin, factor);
-    }
+    for (int k = t; k < MODES; k += THREADS)
+      kept[row * MODES + k] = scale(unpack_bin(z[k % H], z[(H - k) % H], twiddles_n[k]), factor);
   __syncthreads();
 
   // Mode-wise channel mixing, COUT x MODES sums over all the block's threads.
@@ -78,8 +74,7 @@ __device__ void fno1d_layer(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
         a.im = T(0);
         b.im = T(0);
       }
-      b = conj(b);
-      z[k] = (a + b) + quarter_turn<false>(conj(twiddles_n[k]) * (a - b));
+      z[k] = pack_bins(a, b, twiddles_n[k]);
     }
   __syncthreads();  // the inverse's first stage reads values other threads packed
   fft_shared<H, THREADS, false>(z, half_twiddles, t);

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <complex>
 #include <cstring>
 #include <limits>
@@ -110,10 +111,14 @@ double defaultTolerance(DType dtype) {
 
 namespace {
 
-/// "1e+300", "-inf", "3": the value with every digit a double holds.
+/// "1e+300", "-inf", "3": the shortest text that reads back as `value`
+/// (every digit of a large integer, none more).
 std::string number(double value) {
   char text[32];
-  std::snprintf(text, sizeof text, "%.17g", value);
+  for (int digits = 15; digits <= 17; ++digits) {
+    std::snprintf(text, sizeof text, "%.*g", digits, value);
+    if (std::strtod(text, nullptr) == value || std::isnan(value)) break;
+  }
   return text;
 }
 

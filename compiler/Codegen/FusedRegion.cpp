@@ -118,6 +118,42 @@ llvm::Error giveBuffers(CodegenContext &context, llvm::ArrayRef<Value> values) {
   return llvm::Error::success();
 }
 
+llvm::Expected<std::optional<ComputedOperand>>
+analyzeComputedOperand(CodegenContext &context, sp::FusionOp fusion,
+                       llvm::ArrayRef<Operation *> ops,
+                       llvm::function_ref<bool(Operation *)> isAnchor, unsigned operand) {
+  // Elementwise ops, then the anchor last.
+  Operation *anchor = ops.empty() ? nullptr : ops.back();
+  if (!anchor || !isAnchor(anchor)) return std::nullopt;
+  std::vector<Operation *> before(ops.begin(), ops.end() - 1);
+  if (!llvm::all_of(before, isElementwiseOp)) return std::nullopt;
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (value.getDefiningOp() != anchor) return std::nullopt;  // results stored as they are
+  Value computed = anchor->getOperand(operand);
+  std::vector<Value> asIs;
+  for (Value other : anchor->getOperands()) {
+    if (other == computed) continue;
+    if (!readableAsIs(context, other)) return std::nullopt;
+    asIs.push_back(other);
+  }
+  ComputedOperand result;
+  result.anchor = anchor;
+  result.ops = needed(before, {computed});
+  if (result.ops.empty()) return std::nullopt;
+  std::optional<FusedGroup> group = renderFusable(result.ops, Value(), {computed}, "Prologue", "i", "");
+  if (!group) return std::nullopt;
+  result.group = std::move(*group);
+  if (llvm::Error error = giveBuffers(context, asIs)) return error;
+  return result;
+}
+
+void bindYieldedBuffers(CodegenContext &context, sp::FusionOp fusion) {
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
+    context.setBuffer(result, context.bufferOf(value));
+}
+
 std::vector<int> fusionOutputs(CodegenContext &context, sp::FusionOp fusion) {
   std::vector<int> outputs;
   for (Value output : fusion.getResults())

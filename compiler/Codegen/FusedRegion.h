@@ -75,6 +75,27 @@ bool readableAsIs(CodegenContext &context, mlir::Value value);
 /// constant buffers.
 llvm::Error giveBuffers(CodegenContext &context, llvm::ArrayRef<mlir::Value> values);
 
+/// A region of elementwise ops computing one operand of its last op, the
+/// anchor, whose results the region yields as they are (optimizer steps,
+/// top-k, gather, scatter: FusedTraining.h).
+struct ComputedOperand {
+  mlir::Operation *anchor = nullptr;
+  std::vector<mlir::Operation *> ops;  // the ops computing the operand
+  FusedGroup group;                    // rendered at the flat index "i"
+};
+
+/// That shape, with operand `operand` of an anchor `isAnchor` accepts
+/// computed and its other operands read as they are (constants the region
+/// holds are given buffers); nothing, with nothing added to the Program,
+/// when the region has another shape.
+llvm::Expected<std::optional<ComputedOperand>>
+analyzeComputedOperand(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                       llvm::ArrayRef<mlir::Operation *> ops,
+                       llvm::function_ref<bool(mlir::Operation *)> isAnchor, unsigned operand);
+
+/// Gives `fusion`'s results the buffers of the values it yields.
+void bindYieldedBuffers(CodegenContext &context, mlir::spectral::FusionOp fusion);
+
 /// The buffers of `fusion`'s results: the ones they have, new ones for the rest.
 std::vector<int> fusionOutputs(CodegenContext &context, mlir::spectral::FusionOp fusion);
 

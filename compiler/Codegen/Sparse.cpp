@@ -364,36 +364,20 @@ llvm::Expected<bool> lowerSparse(CodegenContext &context, Operation *op) {
 
 llvm::Expected<bool> lowerFusedSparse(CodegenContext &context, sp::FusionOp fusion,
                                       llvm::ArrayRef<Operation *> ops) {
-  // Elementwise ops, then the anchor last.
-  Operation *anchor = ops.empty() ? nullptr : ops.back();
-  if (!anchor || !isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(anchor)) return false;
-  std::vector<Operation *> before(ops.begin(), ops.end() - 1);
-  if (!llvm::all_of(before, isElementwiseOp)) return false;
-  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (value.getDefiningOp() != anchor) return false;  // results stored as they are
-  // Only the dense (or values) operand is computed on the fly; indices are
-  // read as they are (constant ones get a buffer).
-  Value dense = anchor->getOperand(0);
-  std::vector<Value> asIs;
-  for (Value operand : anchor->getOperands()) {
-    if (operand == dense) continue;
-    if (!readableAsIs(context, operand)) return false;
-    asIs.push_back(operand);
-  }
-  std::vector<Operation *> computing = needed(before, {dense});
-  if (computing.empty()) return false;
-  std::optional<FusedGroup> group = renderFusable(computing, Value(), {dense}, "Prologue", "i", "");
-  if (!group) return false;
-  if (llvm::Error error = giveBuffers(context, asIs)) return error;
-  ElementEnd load = fusedLoad(context, *group, computing);
+  // The dense (or values) operand computed on the fly; indices read as they are.
+  auto isSparse = [](Operation *op) { return isa<sp::TopkModesOp, sp::GatherOp, sp::ScatterOp>(op); };
+  llvm::Expected<std::optional<ComputedOperand>> region =
+      analyzeComputedOperand(context, fusion, ops, isSparse, 0);
+  if (!region) return region.takeError();
+  if (!*region) return false;
+  Operation *anchor = (*region)->anchor;
+  ElementEnd load = fusedLoad(context, (*region)->group, (*region)->ops);
   llvm::Error error = llvm::Error::success();
   if (auto topk = dyn_cast<sp::TopkModesOp>(anchor)) error = lowerTopk(context, topk, &load);
   else if (auto gather = dyn_cast<sp::GatherOp>(anchor)) error = lowerGather(context, gather, &load);
   else error = lowerScatter(context, cast<sp::ScatterOp>(anchor), &load);
   if (error) return error;
-  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
-    context.setBuffer(result, context.bufferOf(value));
+  bindYieldedBuffers(context, fusion);
   return true;
 }
 

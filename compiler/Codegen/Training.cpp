@@ -355,36 +355,20 @@ llvm::Expected<bool> lowerTraining(CodegenContext &context, Operation *op) {
 
 llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context, sp::FusionOp fusion,
                                              llvm::ArrayRef<Operation *> ops) {
-  // Elementwise ops, then the step last.
-  Operation *step = ops.empty() ? nullptr : ops.back();
-  if (!step || !isa<sp::SgdStepOp, sp::AdamStepOp>(step)) return false;
-  std::vector<Operation *> before(ops.begin(), ops.end() - 1);
-  if (!llvm::all_of(before, isElementwiseOp)) return false;
-  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
-  for (Value value : yield.getValues())
-    if (value.getDefiningOp() != step) return false;  // results stored as they are
-  // Only the gradient is computed on the fly; the other operands are read as
-  // they are (a constant in the region, zero state or a first step, gets a buffer).
-  Value gradient = step->getOperand(1);
-  std::vector<Value> asIs;
-  for (Value operand : step->getOperands()) {
-    if (operand == gradient) continue;
-    if (!readableAsIs(context, operand)) return false;
-    asIs.push_back(operand);
-  }
-  std::vector<Operation *> computing = needed(before, {gradient});
-  if (computing.empty()) return false;
-  std::optional<FusedGroup> group =
-      renderFusable(computing, Value(), {gradient}, "Prologue", "i", "");
-  if (!group) return false;
-  if (llvm::Error error = giveBuffers(context, asIs)) return error;
-  ElementEnd grad = fusedLoad(context, *group, computing, "G");
+  // The gradient computed on the fly; parameters and state read as they are
+  // (constants in the region, zero state or a first step, get buffers).
+  auto isStep = [](Operation *op) { return isa<sp::SgdStepOp, sp::AdamStepOp>(op); };
+  llvm::Expected<std::optional<ComputedOperand>> region =
+      analyzeComputedOperand(context, fusion, ops, isStep, 1);
+  if (!region) return region.takeError();
+  if (!*region) return false;
+  Operation *step = (*region)->anchor;
+  ElementEnd grad = fusedLoad(context, (*region)->group, (*region)->ops, "G");
   llvm::Error error = isa<sp::SgdStepOp>(step)
                           ? lowerSgd(context, cast<sp::SgdStepOp>(step), &grad)
                           : lowerAdam(context, cast<sp::AdamStepOp>(step), &grad);
   if (error) return error;
-  for (auto [result, value] : llvm::zip(fusion.getResults(), yield.getValues()))
-    context.setBuffer(result, context.bufferOf(value));
+  bindYieldedBuffers(context, fusion);
   return true;
 }
 
