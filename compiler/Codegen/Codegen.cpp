@@ -84,7 +84,8 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
   }
   for (auto lowerFused :
        {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedTransform, lowerFusedReduction,
-        lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedSparse}) {
+        lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedOptimizerSteps,
+        lowerFusedSparse}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);
     if (!fused) return fused.takeError();
     if (*fused) return llvm::Error::success();

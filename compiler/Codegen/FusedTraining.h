@@ -26,6 +26,12 @@ llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context,
                                              mlir::spectral::FusionOp fusion,
                                              llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region of several sgd_step or adam_step ops that share a launch
+/// (fusion::shareAnOptimizerLaunch) as one kernel updating every tensor.
+llvm::Expected<bool> lowerFusedOptimizerSteps(CodegenContext &context,
+                                              mlir::spectral::FusionOp fusion,
+                                              llvm::ArrayRef<mlir::Operation *> ops);
+
 /// The same for topk_modes, gather and scatter (Sparse.cpp): the dense
 /// operand (the values, for scatter) computed at each element it reads;
 /// indices read as they are.

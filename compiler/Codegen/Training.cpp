@@ -22,8 +22,10 @@
 #include "compiler/Codegen/FusedReductions.h"
 #include "compiler/Codegen/FusedRegion.h"
 #include "compiler/Codegen/FusedTraining.h"
+#include "compiler/Fusion/OpKinds.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
@@ -50,26 +52,15 @@ Dim3 chunkGrid(int64_t count) {
   return {uint32_t(std::clamp<int64_t>(ceilDiv(count, kChunk), 1, 65535)), 1, 1};
 }
 
-/// How a step reads its gradient: from its buffer, or through a fused
-/// prologue (`end`) computing it at each flat element.
+/// How the steps of one launch read tensor 0's gradient: from its buffer, or
+/// through a fused prologue (`end`, a launch of one step) computing it at
+/// each flat element.
 struct GradientSource {
   const ElementEnd *end = nullptr;
-  std::string params, prelude, tag, ops;
-  std::vector<StepArg> args;
-  int64_t bytes = 0;
+  std::string prelude, tag, ops;
 
-  GradientSource(CodegenContext &context, Value grad, const ElementEnd *fused,
-                 const std::string &t)
-      : end(fused) {
-    if (!end) {
-      params = "const " + t + "* __restrict__ grad, ";
-      args = {StepArg::of_buffer(context.bufferOf(grad))};
-      bytes = bytesOf(context, context.bufferOf(grad));
-      return;
-    }
-    for (const std::string &param : end->params) params += param + ", ";
-    args = end->args;
-    bytes = end->bytes;
+  explicit GradientSource(const ElementEnd *fused) : end(fused) {
+    if (!end) return;
     prelude = "#include \"" + end->include + "\"\n\nnamespace {\n" + end->definition +
               "struct Grad {\n" + end->members +
               "  __device__ __forceinline__ auto operator()(long long i) const { return " +
@@ -77,144 +68,157 @@ struct GradientSource {
     tag = end->tag;
     ops = end->ops;
   }
-  /// The stream's grad pointer.
-  std::string pointer() const { return end ? "nullptr" : "grad"; }
   /// `name` with "_computed_grad" when the gradient is fused.
   std::string apply(const std::string &name) const {
     return end ? name + "_computed_grad" : name;
   }
-  /// The argument after the stream: the Grad functor, or the clip scale.
+  /// The argument after the stream: the Grad functor, or no clip scale.
   std::string gradArgument() const { return end ? "Grad{" + end->init + "}" : "nullptr"; }
-  std::string describe(Operation *op) const {
-    return (ops.empty() ? "" : ops + ", ") + CodegenContext::describe(op);
+};
+
+/// One tensor's pointers in the unit, "p0", "g0", ... ("nullptr" when unused).
+struct StepTensor {
+  std::string p, g, m, v, newP, newM, newV;
+  int64_t count = 0;
+  std::string streams(const std::string &t) const {
+    return "spectral_optimizer::OptimizerStreams<" + t + ">{" + p + ", " + g + ", " + m + ", " + v +
+           ", " + newP + ", " + newM + ", " + newV + ", " + lit(count) + "}";
   }
 };
 
-// ---- sgd_step ------------------------------------------------------------------------
+// ---- sgd_step and adam_step ------------------------------------------------------------
 
-llvm::Error lowerSgd(CodegenContext &context, sp::SgdStepOp op, const ElementEnd *fusedGrad) {
+/// One launch of `steps`: sgd_step or adam_step ops of one kind with the same
+/// attributes, element type (and step): block row y updates tensor y (the
+/// optimizer updates of all parameters in one launch), blocks along x its
+/// chunks. `fusedGrad` (one step only) computes its gradient.
+llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> steps,
+                       const ElementEnd *fusedGrad) {
   ProgramBuilder &builder = context.builder;
-  DType dtype = dtypeOf(op.getParam().getType());
+  Operation *first = steps.front();
+  auto adam = dyn_cast<sp::AdamStepOp>(first);
+  auto sgd = dyn_cast<sp::SgdStepOp>(first);
+  DType dtype = dtypeOf(first->getOperand(0).getType());
   std::string t = realType(dtype);
-  double momentum = op.getMomentum().convertToDouble();
-  // With momentum 0 the velocity only matters as a result: when nothing
+  GradientSource grad(fusedGrad);
+  // SGD: with momentum 0 the velocity only matters as a result: when nothing
   // uses it, it is neither read nor written (p' = p - lr g'; a non-finite
   // input velocity, which 0 * v would spread, is then ignored).
-  bool velocity = momentum != 0 || !op.getNewVelocity().use_empty();
-  bool nesterov = op.getNesterov();
-  int64_t count = elementCount(op.getParam());
+  bool velocity = adam || sgd.getMomentum().convertToDouble() != 0 ||
+                  llvm::any_of(steps, [](Operation *op) { return !op->getResult(1).use_empty(); });
 
-  GradientSource grad(context, op.getGrad(), fusedGrad, t);
-  int param = context.bufferOf(op.getParam());
-  int newParam = context.newResultBuffer(op.getNewParam());
-  std::vector<StepArg> args{StepArg::of_buffer(param)};
-  args.insert(args.end(), grad.args.begin(), grad.args.end());
-  int64_t read = bytesOf(context, param) + grad.bytes;
-  int64_t written = bytesOf(context, newParam);
-  std::string params = "const " + t + "* __restrict__ param, " + grad.params;
-  std::string streams = "param, " + grad.pointer() + ", ";
-  if (velocity) {
-    int v = context.bufferOf(op.getVelocity());
-    int newV = context.newResultBuffer(op.getNewVelocity());
-    args.push_back(StepArg::of_buffer(v));
-    args.push_back(StepArg::of_buffer(newParam));
-    args.push_back(StepArg::of_buffer(newV));
-    read += bytesOf(context, v);
-    written += bytesOf(context, newV);
-    params += "const " + t + "* __restrict__ velocity, " + t + "* __restrict__ new_param, " + t +
-              "* __restrict__ new_velocity, ";
-    streams += "velocity, nullptr, new_param, new_velocity, nullptr, ";
-  } else {
-    args.push_back(StepArg::of_buffer(newParam));
-    params += t + "* __restrict__ new_param, ";
-    streams += "nullptr, nullptr, new_param, nullptr, nullptr, ";
-  }
-  params += "double lr, double momentum, double weight_decay";
-  for (double value :
-       {op.getLr().convertToDouble(), momentum, op.getWeightDecay().convertToDouble()})
-    args.push_back(StepArg::f64(value));
-
-  std::string entry = std::string("sgd") + (velocity ? "_momentum" : "") +
-                      (nesterov ? "_nesterov" : "") + "_" + shortName(dtype) + "_" +
-                      shapeName(shapeOf(op.getParam().getType())) + grad.tag;
-  std::string body = "  const spectral_optimizer::OptimizerStreams<" + t + "> tensor{" + streams +
-                     lit(count) + "};\n  spectral_optimizer::" + grad.apply("sgd_streams") + "<" +
-                     t + ", " + complexFlag(dtype) + ", " + (velocity ? "true" : "false") + ", " +
-                     (nesterov ? "true" : "false") +
-                     (grad.end ? "" : ", " + std::to_string(kChunk)) + ">(tensor, " +
-                     grad.gradArgument() + ", lr, momentum, weight_decay);\n";
-  std::string description = grad.describe(op);
-  int kernel = builder.addKernel(
-      boundedUnit("optimizer.cuh", entry, kThreads, params, body, grad.prelude), description,
-      read, written);
-  builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description);
-  return llvm::Error::success();
-}
-
-// ---- adam_step -----------------------------------------------------------------------
-
-llvm::Error lowerAdam(CodegenContext &context, sp::AdamStepOp op, const ElementEnd *fusedGrad) {
-  ProgramBuilder &builder = context.builder;
-  DType dtype = dtypeOf(op.getParam().getType());
-  std::string t = realType(dtype);
-  bool decoupled = op.getDecoupled();
-  DType stepType = dtypeOf(op.getStep().getType());
-  int64_t count = elementCount(op.getParam());
-
-  GradientSource grad(context, op.getGrad(), fusedGrad, t);
+  std::vector<std::string> params;
   std::vector<StepArg> args;
-  int64_t read = grad.bytes, written = 0;
-  for (Value input : {op.getParam(), op.getGrad(), op.getM(), op.getV(), op.getStep()}) {
-    if (input == op.getGrad()) {
-      args.insert(args.end(), grad.args.begin(), grad.args.end());
-      continue;
-    }
-    int buffer = context.bufferOf(input);
+  std::vector<StepTensor> tensors;
+  int64_t read = 0, written = 0, chunks = 1;
+  std::string shapes;
+  auto input = [&](Value value, const std::string &name) {
+    int buffer = context.bufferOf(value);
+    params.push_back("const " + t + "* __restrict__ " + name);
     args.push_back(StepArg::of_buffer(buffer));
     read += bytesOf(context, buffer);
-  }
-  for (Value result : op->getResults()) {
-    int buffer = context.newResultBuffer(result);
+    return name;
+  };
+  auto output = [&](Value value, const std::string &name) {
+    int buffer = context.newResultBuffer(value);
+    params.push_back(t + "* __restrict__ " + name);
     args.push_back(StepArg::of_buffer(buffer));
     written += bytesOf(context, buffer);
+    return name;
+  };
+  for (auto [k, op] : llvm::enumerate(steps)) {
+    std::string n = std::to_string(k);
+    StepTensor tensor;
+    tensor.count = elementCount(op->getOperand(0));
+    chunks = std::max<int64_t>(chunks, chunkGrid(tensor.count).x);
+    shapes += "_" + shapeName(shapeOf(op->getOperand(0).getType()));
+    tensor.p = input(op->getOperand(0), "p" + n);
+    if (k == 0 && grad.end) {
+      params.insert(params.end(), grad.end->params.begin(), grad.end->params.end());
+      args.insert(args.end(), grad.end->args.begin(), grad.end->args.end());
+      read += grad.end->bytes;
+      tensor.g = "nullptr";
+    } else {
+      tensor.g = input(op->getOperand(1), "g" + n);
+    }
+    tensor.m = velocity ? input(op->getOperand(2), "m" + n) : "nullptr";
+    tensor.v = adam ? input(op->getOperand(3), "v" + n) : "nullptr";
+    tensor.newP = output(op->getResult(0), "np" + n);
+    tensor.newM = velocity ? output(op->getResult(1), "nm" + n) : "nullptr";
+    tensor.newV = adam ? output(op->getResult(2), "nv" + n) : "nullptr";
+    tensors.push_back(tensor);
   }
-  for (llvm::APFloat value :
-       {op.getLr(), op.getBeta1(), op.getBeta2(), op.getEps(), op.getWeightDecay()})
-    args.push_back(StepArg::f64(value.convertToDouble()));
-  int error = context.newScratch(op, DType::kInt64, 1);
-  args.push_back(StepArg::of_buffer(error));
 
-  std::string stepC = cppType(stepType);
-  std::string entry = std::string(decoupled ? "adamw_" : "adam_") + shortName(dtype) + "_" +
-                      shapeName(shapeOf(op.getParam().getType())) + "_" + shortName(stepType) +
-                      "step" + grad.tag;
-  std::string params = "const " + t + "* __restrict__ param, " + grad.params + "const " + t +
-                       "* __restrict__ m, const " + t +
-                       "* __restrict__ v, const " + stepC + "* __restrict__ step, " + t +
-                       "* __restrict__ new_param, " + t + "* __restrict__ new_m, " + t +
-                       "* __restrict__ new_v, double lr, double beta1, double beta2, double eps, "
-                       "double weight_decay, unsigned long long* error";
-  // The step is data: the bias corrections 1 - beta^t are computed here, in
-  // double as the dialect defines them, and a step below 1 fails the run.
-  std::string body = "  const long long t = (long long)*step;\n"
-                     "  if (t < 1) {\n"
-                     "    if (blockIdx.x == 0 && threadIdx.x == 0) *error = ~0ull;\n"
-                     "    return;\n"
-                     "  }\n"
-                     "  const double correction1 = 1.0 - pow(beta1, (double)t);\n"
-                     "  const double correction2 = 1.0 - pow(beta2, (double)t);\n";
-  body += "  const spectral_optimizer::OptimizerStreams<" + t + "> tensor{param, " +
-          grad.pointer() + ", m, v, new_param, new_m, new_v, " + lit(count) + "};\n";
-  body += "  spectral_optimizer::" + grad.apply("adam_streams") + "<" + t + ", " +
-          complexFlag(dtype) + ", " + (decoupled ? "true" : "false") +
-          (grad.end ? "" : ", " + std::to_string(kChunk)) + ">(tensor, " + grad.gradArgument() +
-          ", lr, beta1, beta2, eps, weight_decay, correction1, correction2);\n";
-  std::string description = grad.describe(op);
+  std::string body, name, apply, hyper;
+  std::vector<double> values;
+  int error = -1;
+  if (adam) {
+    DType stepType = dtypeOf(adam.getStep().getType());
+    params.push_back("const " + std::string(cppType(stepType)) + "* __restrict__ step");
+    args.push_back(StepArg::of_buffer(context.bufferOf(adam.getStep())));
+    read += bytesOf(context, context.bufferOf(adam.getStep()));
+    for (const char *h : {"lr", "beta1", "beta2", "eps", "weight_decay"})
+      params.push_back("double " + std::string(h));
+    for (llvm::APFloat value : {adam.getLr(), adam.getBeta1(), adam.getBeta2(), adam.getEps(),
+                                adam.getWeightDecay()})
+      args.push_back(StepArg::f64(value.convertToDouble()));
+    error = context.newScratch(first, DType::kInt64, 1);
+    params.push_back("unsigned long long* error");
+    args.push_back(StepArg::of_buffer(error));
+    // The step is data: the bias corrections 1 - beta^t are computed here, in
+    // double as the dialect defines them, and a step below 1 fails the run.
+    body = "  const long long t = (long long)*step;\n"
+           "  if (t < 1) {\n"
+           "    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *error = ~0ull;\n"
+           "    return;\n"
+           "  }\n"
+           "  const double correction1 = 1.0 - pow(beta1, (double)t);\n"
+           "  const double correction2 = 1.0 - pow(beta2, (double)t);\n";
+    name = std::string(adam.getDecoupled() ? "adamw_" : "adam_") + shortName(dtype);
+    apply = grad.apply("adam_streams") + "<" + t + ", " + complexFlag(dtype) + ", " +
+            (adam.getDecoupled() ? "true" : "false");
+    hyper = "lr, beta1, beta2, eps, weight_decay, correction1, correction2";
+    shapes += std::string("_") + shortName(stepType) + "step";
+  } else {
+    bool nesterov = sgd.getNesterov();
+    for (const char *h : {"lr", "momentum", "weight_decay"})
+      params.push_back("double " + std::string(h));
+    for (llvm::APFloat value : {sgd.getLr(), sgd.getMomentum(), sgd.getWeightDecay()})
+      args.push_back(StepArg::f64(value.convertToDouble()));
+    name = std::string("sgd") + (velocity ? "_momentum" : "") + (nesterov ? "_nesterov" : "") +
+           "_" + shortName(dtype);
+    apply = grad.apply("sgd_streams") + "<" + t + ", " + complexFlag(dtype) + ", " +
+            (velocity ? "true" : "false") + ", " + (nesterov ? "true" : "false");
+    hyper = "lr, momentum, weight_decay";
+  }
+  apply += (grad.end ? "" : ", " + std::to_string(kChunk)) + ">";
+  // One tensor: its pointers as they are (the read-only path stays visible
+  // to the compiler); several: block row y picks tensor y's.
+  if (tensors.size() == 1) {
+    body += "  const auto tensor = " + tensors[0].streams(t) + ";\n";
+  } else {
+    body += "  spectral_optimizer::OptimizerStreams<" + t + "> tensor{};\n  switch (blockIdx.y) {\n";
+    for (size_t k = 0; k < tensors.size(); ++k)
+      body += "    case " + std::to_string(k) + ": tensor = " + tensors[k].streams(t) + "; break;\n";
+    body += "    default: return;\n  }\n";
+  }
+  body += "  spectral_optimizer::" + apply + "(tensor, " + grad.gradArgument() + ", " + hyper + ");\n";
+  // Entry names: the shapes of one tensor, or their count and a digest.
+  if (tensors.size() > 1 || shapes.size() > 80) {
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", (unsigned long long)llvm::xxh3_64bits(shapes));
+    shapes = "_" + std::to_string(tensors.size()) + "tensors_" + digest;
+  }
+  std::string entry = name + shapes + grad.tag;
+  std::string description = grad.ops;
+  for (Operation *op : steps)
+    description += (description.empty() ? "" : ", ") + CodegenContext::describe(op);
   int kernel = builder.addKernel(
-      boundedUnit("optimizer.cuh", entry, kThreads, params, body, grad.prelude), description,
-      read, written);
-  builder.launch(kernel, chunkGrid(count), {kThreads, 1, 1}, 0, std::move(args), description, error,
-                 "step must be >= 1 (the count of updates so far, 1-based)");
+      boundedUnit("optimizer.cuh", entry, kThreads, llvm::join(params, ", "), body, grad.prelude),
+      description, read, written);
+  builder.launch(kernel, {uint32_t(chunks), uint32_t(tensors.size()), 1}, {kThreads, 1, 1}, 0,
+                 std::move(args), description, error,
+                 adam ? "step must be >= 1 (the count of updates so far, 1-based)" : "");
   return llvm::Error::success();
 }
 
@@ -347,10 +351,30 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
 } // namespace
 
 llvm::Expected<bool> lowerTraining(CodegenContext &context, Operation *op) {
-  if (auto sgd = dyn_cast<sp::SgdStepOp>(op)) return lowered(lowerSgd(context, sgd, nullptr));
-  if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return lowered(lowerAdam(context, adam, nullptr));
+  if (isa<sp::SgdStepOp, sp::AdamStepOp>(op)) return lowered(lowerSteps(context, {op}, nullptr));
   if (auto clip = dyn_cast<sp::ClipGlobalNormOp>(op)) return lowered(lowerClip(context, clip));
   return false;
+}
+
+llvm::Expected<bool> lowerFusedOptimizerSteps(CodegenContext &context, sp::FusionOp fusion,
+                                              llvm::ArrayRef<Operation *> ops) {
+  if (ops.size() < 2 || !llvm::all_of(ops, [&](Operation *op) {
+        return fusion::shareAnOptimizerLaunch(ops.front(), op);
+      }))
+    return false;
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (!llvm::is_contained(ops, value.getDefiningOp())) return false;
+  std::vector<Value> asIs;
+  for (Operation *op : ops)
+    for (Value operand : op->getOperands()) {
+      if (!readableAsIs(context, operand)) return false;
+      asIs.push_back(operand);
+    }
+  if (llvm::Error error = giveBuffers(context, asIs)) return error;
+  if (llvm::Error error = lowerSteps(context, ops, nullptr)) return error;
+  bindYieldedBuffers(context, fusion);
+  return true;
 }
 
 llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context, sp::FusionOp fusion,
@@ -364,10 +388,7 @@ llvm::Expected<bool> lowerFusedOptimizerStep(CodegenContext &context, sp::Fusion
   if (!*region) return false;
   Operation *step = (*region)->anchor;
   ElementEnd grad = fusedLoad(context, (*region)->group, (*region)->ops, "G");
-  llvm::Error error = isa<sp::SgdStepOp>(step)
-                          ? lowerSgd(context, cast<sp::SgdStepOp>(step), &grad)
-                          : lowerAdam(context, cast<sp::AdamStepOp>(step), &grad);
-  if (error) return error;
+  if (llvm::Error error = lowerSteps(context, {step}, &grad)) return error;
   bindYieldedBuffers(context, fusion);
   return true;
 }

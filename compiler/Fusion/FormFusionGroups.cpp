@@ -84,6 +84,25 @@ class Grouping {
 public:
   explicit Grouping(Block &block) : block_(block) {}
 
+  /// Optimizer steps that can share a launch (OpKinds.h) become one group:
+  /// the updates of all parameters in one kernel.
+  void formStepGroups() {
+    for (Operation &first : block_.without_terminator()) {
+      if (groupOf_.count(&first) || !isa<sp::SgdStepOp, sp::AdamStepOp>(first)) continue;
+      Group group;
+      group.ops.insert(&first);
+      for (Operation *op = first.getNextNode(); op; op = op->getNextNode())
+        if (!groupOf_.count(op) && fusion::shareAnOptimizerLaunch(&first, op) &&
+            !closesACycle(group.ops, op))
+          group.ops.insert(op);
+      if (group.ops.size() < 2) continue;
+      int id = int(groups_.size());
+      group.anchor = &first;
+      for (Operation *op : group.ops) groupOf_[op] = id;
+      groups_.push_back(std::move(group));
+    }
+  }
+
   void formAnchorGroups() {
     for (Operation &op : block_.without_terminator())
       if (fusion::kindOf(&op) == OpKind::kAnchor && !groupOf_.count(&op)) formAroundAnchor(&op);
@@ -392,6 +411,7 @@ struct FormFusionGroups : impl::FormFusionGroupsBase<FormFusionGroups> {
     if (function.isExternal()) return;
     for (Block &block : function.getBody()) {
       Grouping grouping(block);
+      grouping.formStepGroups();
       grouping.formAnchorGroups();
       grouping.formElementwiseChains();
       if (remarks) grouping.remarkUnfusedPairs();

@@ -102,6 +102,18 @@ std::string roundTripRefusal(Operation *transform, Operation *inverse) {
   return "";
 }
 
+bool shareAnOptimizerLaunch(Operation *a, Operation *b) {
+  if (!isa<sp::SgdStepOp, sp::AdamStepOp>(a) || a->getName() != b->getName() ||
+      a->getAttrDictionary() != b->getAttrDictionary())
+    return false;
+  auto element = [](Operation *op) {
+    return cast<ShapedType>(op->getOperand(0).getType()).getElementType();
+  };
+  if (element(a) != element(b)) return false;
+  return !isa<sp::AdamStepOp>(a) ||
+         cast<sp::AdamStepOp>(a).getStep() == cast<sp::AdamStepOp>(b).getStep();
+}
+
 namespace {
 
 /// The only user of `value`, or null.

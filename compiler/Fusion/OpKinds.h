@@ -47,6 +47,11 @@ std::string failureOf(mlir::Operation *op);
 /// block holds (planning::roundTripFits).
 std::string roundTripRefusal(mlir::Operation *transform, mlir::Operation *inverse);
 
+/// Whether optimizer steps `a` and `b` can update their tensors in one
+/// launch: both sgd_step or both adam_step, with the same attributes and
+/// element type (and the same step, for Adam).
+bool shareAnOptimizerLaunch(mlir::Operation *a, mlir::Operation *b);
+
 /// A 1-D FNO spectral convolution: rfft along the last axis of x [B, CIN, N],
 /// a slice of the first MODES bins, channel_mix with weights [CIN, COUT,
 /// MODES], zero padding back to N/2 + 1 bins, irfft of length N.

@@ -338,3 +338,26 @@ func.func @spectral_conv_refused(%x: tensor<2x4x32xf32>, %w: tensor<4x4x5xcomple
   %a = spectral.abs %l : tensor<2x4x5xcomplex<f32>>
   return %y, %a : tensor<2x4x32xf32>, tensor<2x4x5xf32>
 }
+
+// -----
+
+// Optimizer steps of one kind, attributes and step counter update all their
+// tensors in one launch; another learning rate is another launch.
+// CHECK-LABEL: func.func @all_parameters
+// CHECK-NEXT:    %[[S:.*]]:6 = spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.adam_step
+// CHECK-NEXT:      spectral.adam_step
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %{{.*}}, %{{.*}}, %{{.*}} = spectral.adam_step {{.*}} lr 2.000000e-02
+func.func @all_parameters(%p: tensor<16xf32>, %g: tensor<16xf32>, %q: tensor<4x4xf32>,
+                          %h: tensor<4x4xf32>, %t: tensor<i64>)
+    -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<4x4xf32>, tensor<4x4xf32>,
+        tensor<4x4xf32>, tensor<16xf32>) {
+  %p1, %m1, %v1 = spectral.adam_step %p, %g, %g, %g, %t lr 1.0e-02 : tensor<16xf32>, tensor<16xf32>, tensor<i64>
+  %q1, %m2, %v2 = spectral.adam_step %q, %h, %h, %h, %t lr 1.0e-02 : tensor<4x4xf32>, tensor<4x4xf32>, tensor<i64>
+  %p2, %m3, %v3 = spectral.adam_step %p, %g, %g, %g, %t lr 2.0e-02 : tensor<16xf32>, tensor<16xf32>, tensor<i64>
+  return %p1, %m1, %v1, %q1, %m2, %v2, %p2 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>,
+      tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<16xf32>
+}
