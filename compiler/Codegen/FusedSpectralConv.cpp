@@ -79,11 +79,15 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionO
   std::optional<ElementEnd> load = operandEnd(context, before, x, "x", "X");
   std::optional<ElementEnd> weightEnd = operandEnd(context, before, weights, "w", "W");
   if (!load || !weightEnd) return false;
-  std::vector<Operation *> storing = needed(after, yielded);
+  // The store computes from the irfft's result and whatever else it needs at
+  // the same element (a residual of the computed input, a computed bias).
+  std::vector<Operation *> others(before);
+  others.insert(others.end(), after.begin(), after.end());
+  std::vector<Operation *> storing = needed(others, yielded);
   std::optional<FusedGroup> post;
   if (!plainStore) {
     for (Value value : yielded)
-      if (value.getType() != result.getType() ||
+      if (shapeOf(value.getType()) != shapeOf(result.getType()) ||
           (value != result && !llvm::is_contained(storing, value.getDefiningOp())))
         return false;
     post = renderFusable(storing, result, yielded, "Epilogue", "i", "a");

@@ -173,7 +173,8 @@ private:
   }
 
   void refuse(Operation *producer, Operation *consumer, const std::string &why) {
-    if (producer && producer->getBlock() == &block_) reasons_[{producer, consumer}] = why;
+    // The first reason, the most specific one, stays.
+    if (producer && producer->getBlock() == &block_) reasons_.try_emplace({producer, consumer}, why);
   }
 
   /// Why the store of `anchor` cannot compute `op`, which reads `atIndex`
@@ -229,7 +230,17 @@ private:
       atIndex.insert(anchor->getResult(0));
     Operation *inverse = nullptr;   // a transform's inverse joined as its round trip
     fusion::SpectralConv conv;
-    if (isa<sp::RfftOp>(anchor) && fusion::spectralConvRefusal(anchor, &conv).empty()) {
+    std::string convRefusal = isa<sp::RfftOp>(anchor) ? fusion::spectralConvRefusal(anchor, &conv)
+                                                       : "";
+    auto onlyUser = [](Value value) -> Operation * {
+      return value.hasOneUse() ? *value.getUsers().begin() : nullptr;
+    };
+    // A chain that looks like a spectral convolution: say why it is not one.
+    if (Operation *slice = isa<sp::RfftOp>(anchor) ? onlyUser(anchor->getResult(0)) : nullptr;
+        !convRefusal.empty() && slice && isa<sp::SliceOp>(slice) &&
+        isa_and_nonnull<sp::ChannelMixOp>(onlyUser(slice->getResult(0))))
+      refuse(anchor, slice, "not a spectral convolution of one kernel: " + convRefusal);
+    if (isa<sp::RfftOp>(anchor) && convRefusal.empty()) {
       // The whole spectral convolution: the modes never leave shared memory.
       for (Operation *op : {conv.slice, conv.mix, conv.pad, conv.irfft}) join(group, id, op);
       inverse = conv.irfft;

@@ -98,7 +98,7 @@ llvm::cl::opt<std::string> dumpKernels(
     llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
                    "DIR (default: $SPECTRAL_DUMP_DIR when set)"));
 llvm::cl::opt<std::string> dumpArch("dump-arch", llvm::cl::init("sm_90"), llvm::cl::cat(category),
-                                    llvm::cl::desc("architecture of the dump: sm_80 or sm_90"));
+                                    llvm::cl::desc("architecture of the dump: sm_XX of sm_75 or newer (sm_80, sm_90, sm_90a)"));
 
 /// "1 argument", "2 arguments".
 std::string count(size_t n, const char *noun) {

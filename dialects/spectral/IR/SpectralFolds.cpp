@@ -466,6 +466,8 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
     ArrayRef<int64_t> axes = op.getAxes();
     if (llvm::all_of(axes, [&](int64_t p) { return full.getDimSize(p) == 1; }))
       return failure(); // nothing is summed
+    if (llvm::any_of(axes, [&](int64_t p) { return full.getDimSize(p) == 0; }))
+      return failure(); // a sum of nothing is 0, but a * 0 is NaN for an infinite a
     for (int side = 0; side < 2; ++side) {
       Value factor = side == 0 ? product.getLhs() : product.getRhs();
       Value other = side == 0 ? product.getRhs() : product.getLhs();

@@ -847,3 +847,16 @@ func.func @lower_rank_other_along_the_axis(%x: tensor<4x1x16xf32>, %p: tensor<16
   %s = spectral.reduce_sum %a axes [1] : tensor<4x1x16xf32>
   return %s : tensor<4x16xf32>
 }
+
+// -----
+
+// Not moved: a sum over an empty axis is 0, but the factor times 0 would be
+// NaN for an infinite factor.
+// CHECK-LABEL: func.func @empty_axis_stays
+// CHECK-NEXT:    spectral.mul
+// CHECK-NEXT:    spectral.reduce_sum
+func.func @empty_axis_stays(%x: tensor<2x1xf32>, %p: tensor<0xf32>) -> tensor<2xf32> {
+  %a = spectral.mul %x, %p : tensor<2x1xf32>, tensor<0xf32>
+  %s = spectral.reduce_sum %a axes [1] : tensor<2x0xf32>
+  return %s : tensor<2xf32>
+}

@@ -361,3 +361,20 @@ func.func @all_parameters(%p: tensor<16xf32>, %g: tensor<16xf32>, %q: tensor<4x4
   return %p1, %m1, %v1, %q1, %m2, %v2, %p2 : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>,
       tensor<4x4xf32>, tensor<4x4xf32>, tensor<4x4xf32>, tensor<16xf32>
 }
+
+// -----
+
+// A chain shaped like a spectral convolution that is not one says why.
+// CHECK-LABEL: func.func @spectral_conv_padded_with_ones
+// CHECK:         spectral.rfft
+func.func @spectral_conv_padded_with_ones(%x: tensor<2x4x22xf32>, %w: tensor<4x4x5xcomplex<f32>>)
+    -> tensor<2x4x22xf32> {
+  // expected-remark-re @below {{consumer 'spectral.slice' ({{.*}}not a spectral convolution of one kernel: the padding does not restore the spectrum with zeros above the modes}}
+  %s = spectral.rfft %x axes [2] : tensor<2x4x22xf32>
+  %l = spectral.slice %s start [0, 0, 0] limit [2, 4, 5] : tensor<2x4x12xcomplex<f32>>
+  // expected-remark @below {{consumer 'spectral.pad' (}}
+  %m = spectral.channel_mix %l, %w : tensor<2x4x5xcomplex<f32>>, tensor<4x4x5xcomplex<f32>>
+  %p = spectral.pad %m low [0, 0, 0] high [0, 0, 7] value 1.0 : tensor<2x4x5xcomplex<f32>>
+  %y = spectral.irfft %p axes [2] length 22 : tensor<2x4x12xcomplex<f32>>
+  return %y : tensor<2x4x22xf32>
+}

@@ -70,6 +70,26 @@ TEST(SpectralConv, InputAndWeightsComputedInTheLoads) {
   EXPECT_EQ(expectMatchesReference(spectralConv({3, 5, 5, 16, 9, "f64", "ortho"}, true)), 1);
 }
 
+TEST(SpectralConv, TheStoreReadsTheComputedInputAndBias) {
+  // FNO's residual over a computed input, a computed bias, a complex result.
+  std::string x = "tensor<2x4x32xf32>", w = "tensor<4x4x6xcomplex<f32>>",
+              z = "tensor<2x4x32xcomplex<f32>>";
+  EXPECT_EQ(expectMatchesReference(fusion(
+                {x, w, "tensor<4x1xf32>"}, {z},
+                "    %t = spectral.tanh %a : " + x + "\n"
+                "    %sp = spectral.rfft %t axes [2] : " + x + "\n"
+                "    %l = spectral.slice %sp start [0, 0, 0] limit [2, 4, 6] : tensor<2x4x17xcomplex<f32>>\n"
+                "    %m = spectral.channel_mix %l, %b : tensor<2x4x6xcomplex<f32>>, " + w + "\n"
+                "    %f = spectral.pad %m low [0, 0, 0] high [0, 0, 11] : tensor<2x4x6xcomplex<f32>>\n"
+                "    %ir = spectral.irfft %f axes [2] length 32 : tensor<2x4x17xcomplex<f32>>\n"
+                "    %e = spectral.exp %c : tensor<4x1xf32>\n"
+                "    %o = spectral.add %ir, %t : " + x + ", " + x + "\n"
+                "    %qq = spectral.add %o, %e : " + x + ", tensor<4x1xf32>\n"
+                "    %y = spectral.complex %qq, %ir : " + x + ", " + x + "\n"
+                "    spectral.yield %y : " + z)),
+            1);
+}
+
 TEST(SpectralConv, OtherShapesGoOpByOp) {
   // More threads than a block of 256 takes (two channels of 256 threads), or
   // more shared memory than 40 KiB (8 channels of 1024 points): op by op,
