@@ -103,6 +103,25 @@ std::optional<FusedRegion> analyzeFusedRegion(sp::FusionOp fusion, llvm::ArrayRe
   return region;
 }
 
+bool leavesHaveBuffers(CodegenContext &context, const FusedGroup &group) {
+  return llvm::all_of(group.leaves, [&](Value leaf) { return context.hasBuffer(leaf); });
+}
+
+std::optional<StoreGroup> renderStore(CodegenContext &context, llvm::ArrayRef<Operation *> others,
+                                      llvm::ArrayRef<Value> yielded, Value result,
+                                      const std::string &index) {
+  StoreGroup store;
+  if (yielded.size() == 1 && yielded[0] == result) return store;
+  store.ops = needed(others, yielded);
+  for (Value value : yielded)
+    if (shapeOf(value.getType()) != shapeOf(result.getType()) ||
+        (value != result && !llvm::is_contained(store.ops, value.getDefiningOp())))
+      return std::nullopt;
+  store.group = renderFusable(store.ops, result, yielded, "Epilogue", index, "a");
+  if (!store.group || !leavesHaveBuffers(context, *store.group)) return std::nullopt;
+  return store;
+}
+
 bool readableAsIs(CodegenContext &context, Value value) {
   if (context.hasBuffer(value)) return true;
   Operation *def = value.getDefiningOp();

@@ -66,6 +66,24 @@ std::optional<FusedGroup> renderFusable(llvm::ArrayRef<mlir::Operation *> ops, m
                                         const std::string &name, const std::string &index,
                                         const std::string &a);
 
+/// The ops of `others` and the group computing `yielded` at each element of
+/// `result` (an anchor's result, inlined as `a` at `index`): every yield has
+/// its shape and is `result` or computed by those ops, every leaf has a
+/// buffer. `group` is empty when the one yield is `result` itself (a plain
+/// store); nothing when a yield cannot be stored so.
+struct StoreGroup {
+  std::vector<mlir::Operation *> ops;
+  std::optional<FusedGroup> group;
+};
+std::optional<StoreGroup> renderStore(CodegenContext &context,
+                                      llvm::ArrayRef<mlir::Operation *> others,
+                                      llvm::ArrayRef<mlir::Value> yielded, mlir::Value result,
+                                      const std::string &index);
+
+/// Whether every value `group` reads from memory has a buffer (a region
+/// argument or a constant), not a value of the region computed elsewhere.
+bool leavesHaveBuffers(CodegenContext &context, const FusedGroup &group);
+
 /// Whether `value`, an operand an anchor reads from memory as it is (labels,
 /// indices, optimizer state), has a buffer or can get one: a constant the
 /// region holds (a splat cloned in as a literal).

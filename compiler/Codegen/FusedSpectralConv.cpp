@@ -73,8 +73,6 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionO
   Value result = conv.irfft->getResult(0);
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
-  const bool plainStore = yielded.size() == 1 && yielded[0] == result;
-
   // The ends, rendered before anything is added to the Program.
   std::optional<ElementEnd> load = operandEnd(context, before, x, "x", "X");
   std::optional<ElementEnd> weightEnd = operandEnd(context, before, weights, "w", "W");
@@ -83,18 +81,10 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionO
   // the same element (a residual of the computed input, a computed bias).
   std::vector<Operation *> others(before);
   others.insert(others.end(), after.begin(), after.end());
-  std::vector<Operation *> storing = needed(others, yielded);
-  std::optional<FusedGroup> post;
-  if (!plainStore) {
-    for (Value value : yielded)
-      if (shapeOf(value.getType()) != shapeOf(result.getType()) ||
-          (value != result && !llvm::is_contained(storing, value.getDefiningOp())))
-        return false;
-    post = renderFusable(storing, result, yielded, "Epilogue", "i", "a");
-    if (!post) return false;
-    for (Value leaf : post->leaves)
-      if (!context.hasBuffer(leaf)) return false;
-  }
+  std::optional<StoreGroup> stored = renderStore(context, others, yielded, result, "i");
+  if (!stored) return false;
+  const std::vector<Operation *> &storing = stored->ops;
+  const std::optional<FusedGroup> &post = stored->group;
   // The norms: the rfft's factor on the kept bins, the irfft's at the store.
   llvm::Expected<TransformPasses> there =
       transformPasses(context, conv.rfft, -1, -1, [] { return -1; });

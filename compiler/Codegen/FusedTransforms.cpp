@@ -159,12 +159,6 @@ std::optional<FftAxis> singlePass(CodegenContext &context, Operation *op, int in
   return plan->passes[0];
 }
 
-/// Whether every value the group reads from memory has a buffer (a region
-/// argument or a constant), not a value of the region computed elsewhere.
-bool leavesHaveBuffers(CodegenContext &context, const FusedGroup &group) {
-  return llvm::all_of(group.leaves, [&](Value leaf) { return context.hasBuffer(leaf); });
-}
-
 } // namespace
 
 llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, sp::FusionOp fusion,
@@ -207,16 +201,10 @@ llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, sp::FusionOp f
   // at the same element (a constant, a value of the input's shape).
   std::vector<Operation *> others(middle);
   others.insert(others.end(), after.begin(), after.end());
-  std::vector<Operation *> storing = needed(others, yielded);
-  std::optional<FusedGroup> post;
-  if (!plainStore) {
-    for (Value value : yielded)
-      if (shapeOf(value.getType()) != shapeOf(result.getType()) ||
-          (value != result && !llvm::is_contained(storing, value.getDefiningOp())))
-        return false;
-    post = renderFusable(storing, result, yielded, "Epilogue", "j", "a");
-    if (!post || !leavesHaveBuffers(context, *post)) return false;
-  }
+  std::optional<StoreGroup> stored = renderStore(context, others, yielded, result, "j");
+  if (!stored) return false;
+  const std::vector<Operation *> &storing = stored->ops;
+  const std::optional<FusedGroup> &post = stored->group;
 
   std::optional<FftAxis> there = singlePass(context, forward, pre ? -1 : context.bufferOf(x), -1);
   std::optional<FftAxis> back = singlePass(context, inverse, -1, -1);
