@@ -413,6 +413,11 @@ OpFoldResult TransposeOp::fold(FoldAdaptor adaptor) {
 OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
   if (getX().getType() == getType())
     return getX();
+  // A broadcast of a broadcast is one broadcast (numpy broadcasting composes).
+  if (auto inner = getX().getDefiningOp<BroadcastOp>()) {
+    getXMutable().assign(inner.getX());
+    return getResult();
+  }
   if (auto dense = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX()))
     if (dense.isSplat())
       return DenseElementsAttr::get(cast<ShapedType>(getType()),
@@ -518,7 +523,45 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// (x * c1) * c2 = x * (c1 * c2) for constants c1 and c2 (either operand
+/// order): a chain of scalings becomes one, the constants' product folding
+/// at compile time. Floats reassociate, as in the folds above.
+struct MergeConstantScalings : OpRewritePattern<MulOp> {
+  using OpRewritePattern<MulOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    auto isConstant = [](Value v) { return matchPattern(v, m_Constant()); };
+    for (int side = 0; side < 2; ++side) {
+      Value outerConstant = side ? op.getLhs() : op.getRhs();
+      auto inner = (side ? op.getRhs() : op.getLhs()).getDefiningOp<MulOp>();
+      if (!isConstant(outerConstant) || !inner || !inner->hasOneUse()) continue;
+      for (int innerSide = 0; innerSide < 2; ++innerSide) {
+        Value innerConstant = innerSide ? inner.getLhs() : inner.getRhs();
+        Value x = innerSide ? inner.getRhs() : inner.getLhs();
+        if (!isConstant(innerConstant) || isConstant(x)) continue;
+        auto c1 = cast<RankedTensorType>(innerConstant.getType());
+        auto c2 = cast<RankedTensorType>(outerConstant.getType());
+        std::optional<SmallVector<int64_t>> scale = broadcastShapes(c1.getShape(), c2.getShape());
+        if (!scale) continue;
+        std::optional<SmallVector<int64_t>> shape =
+            broadcastShapes(cast<RankedTensorType>(x.getType()).getShape(), *scale);
+        if (!shape || ArrayRef<int64_t>(*shape) != op.getType().getShape()) continue;
+        Value product = rewriter.create<MulOp>(
+            op.getLoc(), RankedTensorType::get(*scale, c1.getElementType()), innerConstant,
+            outerConstant);
+        rewriter.replaceOpWithNewOp<MulOp>(op, op.getType(), x, product);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
 } // namespace
+
+void MulOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<MergeConstantScalings>(context);
+}
 
 void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
   results.add<FactorOutOfReduction<ReduceSumOp>>(context);

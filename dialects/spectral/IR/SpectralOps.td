@@ -118,6 +118,7 @@ def Spectral_SubOp : Spectral_BroadcastBinaryOp<"sub", Spectral_NumericTensor,
 def Spectral_MulOp : Spectral_BroadcastBinaryOp<"mul", Spectral_NumericTensor,
                                                 Spectral_NumericTensor> {
   let summary = "lhs * rhs (numpy broadcasting)";
+  let hasCanonicalizer = 1;  // chains of constant scalings merge
 }
 def Spectral_DivOp : Spectral_BroadcastBinaryOp<"div", Spectral_NumericTensor,
                                                 Spectral_NumericTensor> {

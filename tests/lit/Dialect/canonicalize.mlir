@@ -860,3 +860,43 @@ func.func @empty_axis_stays(%x: tensor<2x1xf32>, %p: tensor<0xf32>) -> tensor<2x
   %s = spectral.reduce_sum %a axes [1] : tensor<2x0xf32>
   return %s : tensor<2xf32>
 }
+
+// -----
+
+// Chains of constant scalings merge into one, their constants' product
+// folded; a scaling whose result is used elsewhere stays.
+// CHECK-LABEL: func.func @scaling_chains
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>)
+// CHECK-DAG:     %[[SIX:.*]] = spectral.constant dense<6.000000e+00> : tensor<f32>
+// CHECK-DAG:     %[[ROW:.*]] = spectral.constant dense<[2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00, 1.000000e+01, 1.200000e+01, 1.400000e+01, 1.600000e+01]> : tensor<8xf32>
+// CHECK:         %[[A:.*]] = spectral.mul %[[X]], %[[SIX]]
+// CHECK:         %[[B:.*]] = spectral.mul %[[X]], %[[ROW]]
+// CHECK:         %[[C:.*]] = spectral.mul %[[X]], %{{.*}}
+// CHECK:         %[[D:.*]] = spectral.mul %[[C]], %{{.*}}
+// CHECK:         return %[[A]], %[[B]], %[[C]], %[[D]]
+func.func @scaling_chains(%x: tensor<4x8xf32>)
+    -> (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %two = spectral.constant dense<2.0> : tensor<f32>
+  %three = spectral.constant dense<3.0> : tensor<f32>
+  %row = spectral.constant dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>
+  %a1 = spectral.mul %x, %two : tensor<4x8xf32>, tensor<f32>
+  %a = spectral.mul %three, %a1 : tensor<f32>, tensor<4x8xf32>
+  %b1 = spectral.mul %row, %x : tensor<8xf32>, tensor<4x8xf32>
+  %b = spectral.mul %b1, %two : tensor<4x8xf32>, tensor<f32>
+  %c = spectral.mul %x, %three : tensor<4x8xf32>, tensor<f32>
+  %d = spectral.mul %c, %two : tensor<4x8xf32>, tensor<f32>
+  return %a, %b, %c, %d : tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+// A broadcast of a broadcast is one broadcast.
+// CHECK-LABEL: func.func @broadcast_chain
+// CHECK-SAME:    (%[[X:.*]]: tensor<8xf32>)
+// CHECK-NEXT:    %[[B:.*]] = spectral.broadcast %[[X]] : tensor<8xf32> -> tensor<3x4x8xf32>
+// CHECK-NEXT:    return %[[B]]
+func.func @broadcast_chain(%x: tensor<8xf32>) -> tensor<3x4x8xf32> {
+  %a = spectral.broadcast %x : tensor<8xf32> -> tensor<4x8xf32>
+  %b = spectral.broadcast %a : tensor<4x8xf32> -> tensor<3x4x8xf32>
+  return %b : tensor<3x4x8xf32>
+}

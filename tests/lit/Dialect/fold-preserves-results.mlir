@@ -41,6 +41,8 @@
 // RUN: spectral-run %t --function=factor_out_of_reduction --random-inputs --seed=5 | diff %t.factor_out_of_reduction -
 // RUN: spectral-run %s --function=factor_out_of_lower_rank --random-inputs --seed=5 > %t.lower
 // RUN: spectral-run %t --function=factor_out_of_lower_rank --random-inputs --seed=5 | diff %t.lower -
+// RUN: spectral-run %s --function=scaling_chain --random-inputs --seed=5 > %t.scaling
+// RUN: spectral-run %t --function=scaling_chain --random-inputs --seed=5 | diff %t.scaling -
 // RUN: spectral-run %s --function=cross_entropy_of_log_softmax --random-inputs --seed=5 > %t.ce
 // RUN: spectral-run %t --function=cross_entropy_of_log_softmax --random-inputs --seed=5 | diff %t.ce -
 
@@ -227,4 +229,16 @@ func.func @factor_out_of_lower_rank(%x: tensor<3x1x7xf64>, %p: tensor<5x7xf64>) 
   %a = spectral.mul %x, %p : tensor<3x1x7xf64>, tensor<5x7xf64>
   %s = spectral.reduce_sum %a axes [1] : tensor<3x5x7xf64>
   return %s : tensor<3x7xf64>
+}
+
+// FOLDED-LABEL: func.func @scaling_chain
+// FOLDED: spectral.mul
+// FOLDED-NOT: spectral.mul
+// FOLDED: return
+func.func @scaling_chain(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
+  %c = spectral.constant dense<[(1.0, 2.0), (0.5, -1.0), (2.0, 0.0), (0.0, 1.0)]> : tensor<4xcomplex<f64>>
+  %d = spectral.constant dense<(0.25, 0.0)> : tensor<1x4xcomplex<f64>>
+  %a = spectral.mul %x, %c : tensor<3x4xcomplex<f64>>, tensor<4xcomplex<f64>>
+  %b = spectral.mul %a, %d : tensor<3x4xcomplex<f64>>, tensor<1x4xcomplex<f64>>
+  return %b : tensor<3x4xcomplex<f64>>
 }
