@@ -78,7 +78,35 @@ llvm::ArrayRef<int64_t> shapeOf(Value value) {
 struct Group {
   llvm::SetVector<Operation *> ops;  // in the order they joined
   Operation *anchor = nullptr;
+  /// Ops of `ops` the region recomputes from their operands while the
+  /// original stays for its other users (neither yielded nor erased here).
+  llvm::SmallPtrSet<Operation *, 4> recomputed;
 };
+
+/// Bytes of a value's tensor.
+int64_t bytesOf(Value value) {
+  auto type = cast<ShapedType>(value.getType());
+  Type element = type.getElementType();
+  int64_t width = isa<ComplexType>(element)
+                      ? 2 * cast<ComplexType>(element).getElementType().getIntOrFloatBitWidth()
+                      : element.getIntOrFloatBitWidth();
+  return type.getNumElements() * std::max<int64_t>(1, width / 8);
+}
+
+/// Whether computing `op` again where another kernel needs it moves fewer
+/// bytes than writing its result once and reading it back: a pointwise op
+/// whose operands (splat constants aside) are smaller than twice its result
+/// (x - mean(x) reads x and a row of means instead of the difference).
+bool cheapToRecompute(Operation *op) {
+  if (fusion::kindOf(op) != OpKind::kPointwise || op->getNumResults() != 1 ||
+      !fusion::failureOf(op).empty())
+    return false;
+  int64_t operands = 0;
+  for (Value operand : op->getOperands())
+    if (Operation *def = operand.getDefiningOp(); !def || !fusion::isSplatConstant(def))
+      operands += bytesOf(operand);
+  return operands < 2 * bytesOf(op->getResult(0));
+}
 
 class Grouping {
 public:
@@ -119,7 +147,8 @@ public:
       for (Value operand : consumer.getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (!producer || producer->getBlock() != &block_ ||
-            fusion::kindOf(producer) == OpKind::kConstant || sameGroup(producer, &consumer))
+            fusion::kindOf(producer) == OpKind::kConstant || sameGroup(producer, &consumer) ||
+            recomputedFor(producer, &consumer))
           continue;
         producer->emitRemark() << "not fused with its consumer " << describe(&consumer) << ": "
                                << reason(producer, &consumer);
@@ -129,7 +158,18 @@ public:
 
   void materialize() {
     bool moved = false;
-    for (Group &group : groups_) moved |= materialize(group);
+    // Regions that recompute an op clone it before any other region takes
+    // the original; an original left without users goes at the end.
+    for (Group &group : groups_)
+      if (!group.recomputed.empty()) moved |= materialize(group);
+    for (Group &group : groups_)
+      if (group.recomputed.empty()) moved |= materialize(group);
+    llvm::SetVector<Operation *> originals;
+    for (Group &group : groups_) originals.insert(group.recomputed.begin(), group.recomputed.end());
+    llvm::SmallVector<Operation *> last(originals.begin(), originals.end());
+    llvm::sort(last, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
+    for (Operation *op : last)  // users before producers
+      if (op->use_empty()) op->erase();
     if (moved) sortTopologically(&block_);
   }
 
@@ -142,24 +182,46 @@ private:
     int g = groupOf(a);
     return g >= 0 && g == groupOf(b);
   }
+  /// Whether the group of `consumer` recomputes `producer`.
+  bool recomputedFor(Operation *producer, Operation *consumer) const {
+    int g = groupOf(consumer);
+    return g >= 0 && groups_[g].recomputed.contains(producer);
+  }
 
   /// Whether adding `candidate` to `members` makes a path leave the group
   /// and come back (the region would read what it computes).
+  /// The ops that read `op`'s results once the regions exist: a group that
+  /// recomputes `op` reads `op`'s operands instead, so its users of `op`
+  /// become users of the ops `op` reads.
+  llvm::SmallVector<Operation *> usersOf(Operation *op) const {
+    llvm::SmallVector<Operation *> users;
+    auto recomputes = [&](Operation *user, Operation *original) {
+      auto found = recomputedBy_.find(original);
+      return found != recomputedBy_.end() && llvm::is_contained(found->second, groupOf(user));
+    };
+    for (Operation *user : op->getUsers()) {
+      if (user->getBlock() != &block_ || recomputes(user, op)) continue;
+      users.push_back(user);
+      if (recomputedBy_.count(user))
+        for (Operation *next : user->getUsers())
+          if (next->getBlock() == &block_ && recomputes(next, user)) users.push_back(next);
+    }
+    return users;
+  }
+
   bool closesACycle(const llvm::SetVector<Operation *> &members, Operation *candidate) const {
     auto inside = [&](Operation *op) { return op == candidate || members.contains(op); };
     llvm::SmallVector<Operation *> work;
     llvm::DenseSet<Operation *> seen;
     auto pushUsersOf = [&](Operation *op) {
-      for (Operation *user : op->getUsers())
-        if (user->getBlock() == &block_ && !inside(user) && seen.insert(user).second)
-          work.push_back(user);
+      for (Operation *user : usersOf(op))
+        if (!inside(user) && seen.insert(user).second) work.push_back(user);
     };
     for (Operation *op : members) pushUsersOf(op);
     pushUsersOf(candidate);
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
-      for (Operation *user : op->getUsers()) {
-        if (user->getBlock() != &block_) continue;
+      for (Operation *user : usersOf(op)) {
         if (inside(user)) return true;
         if (seen.insert(user).second) work.push_back(user);
       }
@@ -289,9 +351,26 @@ private:
       if (groupOf_.count(op) || !fusion::isElementwise(op) || op->use_empty()) continue;
       llvm::SmallVector<Operation *> inGroup;
       Operation *outside = nullptr;
-      for (Operation *user : op->getUsers())
-        (group.ops.contains(user) ? inGroup.push_back(user) : void(outside = user));
+      // A recomputed op's original stays: what it reads stays too.
+      for (Operation *user : usersOf(op))
+        (group.ops.contains(user) && !group.recomputed.contains(user) ? inGroup.push_back(user)
+                                                                       : void(outside = user));
       if (inGroup.empty()) continue;
+      // Only when every other reader could compute it too (elementwise ops,
+      // anchors): a value returned or read by an opaque op is written anyway.
+      auto couldRecompute = [&](Operation *user) {
+        return group.ops.contains(user) || fusion::isElementwise(user) ||
+               fusion::kindOf(user) == OpKind::kAnchor;
+      };
+      if (outside && cheapToRecompute(op) && llvm::all_of(usersOf(op), couldRecompute) &&
+          !closesACycle(group.ops, op) &&
+          llvm::none_of(op->getOperands(), [&](Value v) { return downstream.contains(v); })) {
+        // Computed again in this kernel's loads; the original stays for the rest.
+        group.ops.insert(op);
+        group.recomputed.insert(op);
+        recomputedBy_[op].push_back(id);
+        continue;
+      }
       std::string why;
       auto readAsIs = [&](OpOperand &use) {
         return group.ops.contains(use.getOwner()) && fusion::kindOf(use.getOwner()) == OpKind::kAnchor &&
@@ -375,6 +454,7 @@ private:
         if (def && fusion::isSplatConstant(def)) splats.insert(def);
         else inputs.insert(operand);
       }
+      if (group.recomputed.contains(op)) continue;  // the original serves the rest
       for (Value result : op->getResults())
         if (llvm::any_of(result.getUsers(), [&](Operation *u) { return !group.ops.contains(u); }))
           outputs.insert(result);
@@ -402,7 +482,8 @@ private:
       Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
         return !group.ops.contains(use.getOwner());
       });
-    for (Operation *op : llvm::reverse(ops)) op->erase();
+    for (Operation *op : llvm::reverse(ops))
+      if (!group.recomputed.contains(op)) op->erase();
     for (Operation *splat : splats)
       if (splat->use_empty()) splat->erase();
     return true;
@@ -412,6 +493,7 @@ private:
   std::vector<Group> groups_;
   llvm::DenseMap<Operation *, int> groupOf_;
   std::map<std::pair<Operation *, Operation *>, std::string> reasons_;
+  llvm::DenseMap<Operation *, llvm::SmallVector<int>> recomputedBy_;  // op -> groups
 };
 
 struct FormFusionGroups : impl::FormFusionGroupsBase<FormFusionGroups> {

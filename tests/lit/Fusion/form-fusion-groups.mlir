@@ -119,16 +119,24 @@ func.func @refusals(%x: tensor<4x16xcomplex<f32>>, %n: tensor<4x16xi32>, %d: ten
 
 // -----
 
-// The division reads the reduction of its own operand: joining the exp's
-// kernel would make a region that reads its own result.
+// The division reads the reduction of its own operand: joining the sum's
+// kernel would make a region that reads its own result. The exp, cheap,
+// is computed in both kernels instead of written once and read back.
 // CHECK-LABEL: func.func @no_cycle
-// CHECK-NEXT:    %[[E:.*]] = spectral.exp
-// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[E]]
-// CHECK-NEXT:    %[[R:.*]] = spectral.div %[[E]], %[[S]]
+// CHECK-NEXT:    %[[S:.*]] = spectral.fusion %{{.*}} :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.reduce_sum
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[R:.*]] = spectral.fusion %{{.*}}, %[[S]] :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.div
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
 // CHECK-NEXT:    return %[[R]]
 func.func @no_cycle(%x: tensor<4x16xf32>) -> tensor<4x16xf32> {
-  // expected-remark-re @below {{consumer 'spectral.reduce_sum' ({{.*}}its result is also used by 'spectral.div'}}
-  // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}it also reads a value computed from the chain's own results}}
   %e = spectral.exp %x : tensor<4x16xf32>
   // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}its result's shape differs from the anchor's}}
   %s = spectral.reduce_sum %e axes [1] keepdims : tensor<4x16xf32>
@@ -153,25 +161,25 @@ func.func @views_alone(%x: tensor<4x8xf32>, %y: tensor<3xf32>) -> (tensor<2x16xf
 
 // -----
 
-// A region goes where its last op was; a region it reads moves before it.
+// Two chains read a cheap op: each computes it.
 // CHECK-LABEL: func.func @reordered
-// CHECK-NEXT:    %[[D:.*]]:2 = spectral.fusion %{{.*}} :
+// CHECK-NEXT:    %[[C:.*]] = spectral.fusion %{{.*}}, %{{.*}} :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.exp
+// CHECK-NEXT:      spectral.neg
+// CHECK-NEXT:      spectral.add
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[E:.*]] = spectral.fusion %{{.*}} :
 // CHECK-NEXT:    ^bb0
 // CHECK-NEXT:      spectral.neg
 // CHECK-NEXT:      spectral.mul
 // CHECK-NEXT:      spectral.tanh
 // CHECK-NEXT:      spectral.yield
 // CHECK-NEXT:    }
-// CHECK-NEXT:    %[[C:.*]] = spectral.fusion %{{.*}}, %[[D]]#0 :
-// CHECK-NEXT:    ^bb0
-// CHECK-NEXT:      spectral.exp
-// CHECK-NEXT:      spectral.add
-// CHECK-NEXT:      spectral.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    return %[[C]], %[[D]]#1
+// CHECK-NEXT:    return %[[C]], %[[E]]
 func.func @reordered(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %a = spectral.exp %x : tensor<8xf32>
-  // expected-remark-re @below {{consumer 'spectral.add' ({{.*}}its result is also used by 'spectral.mul'}}
   %b = spectral.neg %y : tensor<8xf32>
   %c = spectral.add %a, %b : tensor<8xf32>, tensor<8xf32>
   %d = spectral.mul %b, %b : tensor<8xf32>, tensor<8xf32>
@@ -377,4 +385,38 @@ func.func @spectral_conv_padded_with_ones(%x: tensor<2x4x22xf32>, %w: tensor<4x4
   %p = spectral.pad %m low [0, 0, 0] high [0, 0, 7] value 1.0 : tensor<2x4x5xcomplex<f32>>
   %y = spectral.irfft %p axes [2] length 22 : tensor<2x4x12xcomplex<f32>>
   return %y : tensor<2x4x22xf32>
+}
+
+// -----
+
+// A cheap op several kernels read is computed again in each instead of
+// written once and read back: x - mean(x) reads x and a column of means,
+// less than twice the difference itself (layer normalization).
+// CHECK-LABEL: func.func @recompute_cheap_producer
+// CHECK-NEXT:    %[[M:.*]] = spectral.reduce_mean
+// CHECK-NEXT:    %[[V:.*]] = spectral.fusion %{{.*}}, %[[M]] :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.sub
+// CHECK-NEXT:      spectral.mul
+// CHECK-NEXT:      spectral.reduce_mean
+// CHECK-NEXT:      spectral.sqrt
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[N:.*]] = spectral.fusion %{{.*}}, %[[M]], %[[V]] :
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.sub
+// CHECK-NEXT:      spectral.div
+// CHECK-NEXT:      spectral.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    return %[[N]]
+func.func @recompute_cheap_producer(%h: tensor<16x64xf32>) -> tensor<16x64xf32> {
+  // expected-remark-re @below {{consumer 'spectral.sub' ({{.*}}its result's shape differs from the anchor's}}
+  %mean = spectral.reduce_mean %h axes [1] keepdims : tensor<16x64xf32>
+  %c = spectral.sub %h, %mean : tensor<16x64xf32>, tensor<16x1xf32>
+  %sq = spectral.mul %c, %c : tensor<16x64xf32>, tensor<16x64xf32>
+  %var = spectral.reduce_mean %sq axes [1] keepdims : tensor<16x64xf32>
+  // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}its result's shape differs from the anchor's}}
+  %std = spectral.sqrt %var : tensor<16x1xf32>
+  %n = spectral.div %c, %std : tensor<16x64xf32>, tensor<16x1xf32>
+  return %n : tensor<16x64xf32>
 }
