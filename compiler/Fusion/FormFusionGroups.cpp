@@ -164,11 +164,15 @@ public:
       if (!group.recomputed.empty()) moved |= materialize(group);
     for (Group &group : groups_)
       if (group.recomputed.empty()) moved |= materialize(group);
+    // Originals nothing reads any more go, users before producers (one that
+    // joined a region of its own went with it).
     llvm::SetVector<Operation *> originals;
-    for (Group &group : groups_) originals.insert(group.recomputed.begin(), group.recomputed.end());
+    for (Group &group : groups_)
+      for (Operation *op : group.recomputed)
+        if (!erased_.contains(op)) originals.insert(op);
     llvm::SmallVector<Operation *> last(originals.begin(), originals.end());
     llvm::sort(last, [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
-    for (Operation *op : last)  // users before producers
+    for (Operation *op : last)
       if (op->use_empty()) op->erase();
     if (moved) sortTopologically(&block_);
   }
@@ -482,8 +486,11 @@ private:
       Value(output).replaceUsesWithIf(result, [&](OpOperand &use) {
         return !group.ops.contains(use.getOwner());
       });
-    for (Operation *op : llvm::reverse(ops))
-      if (!group.recomputed.contains(op)) op->erase();
+    for (Operation *op : llvm::reverse(ops)) {
+      if (group.recomputed.contains(op)) continue;
+      erased_.insert(op);
+      op->erase();
+    }
     for (Operation *splat : splats)
       if (splat->use_empty()) splat->erase();
     return true;
@@ -494,6 +501,7 @@ private:
   llvm::DenseMap<Operation *, int> groupOf_;
   std::map<std::pair<Operation *, Operation *>, std::string> reasons_;
   llvm::DenseMap<Operation *, llvm::SmallVector<int>> recomputedBy_;  // op -> groups
+  llvm::DenseSet<Operation *> erased_;  // by materialize
 };
 
 struct FormFusionGroups : impl::FormFusionGroupsBase<FormFusionGroups> {
