@@ -95,8 +95,9 @@ int64_t bytesOf(Value value) {
 
 /// Whether computing `op` again where another kernel needs it moves fewer
 /// bytes than writing its result once and reading it back: a pointwise op
-/// whose operands (splat constants aside) are smaller than twice its result
-/// (x - mean(x) reads x and a row of means instead of the difference).
+/// whose operands (splat constants aside) are at most a quarter larger than
+/// its result (x - mean(x) reads x and a column of means instead of the
+/// difference), so that even a few readers recomputing it move less.
 bool cheapToRecompute(Operation *op) {
   if (fusion::kindOf(op) != OpKind::kPointwise || op->getNumResults() != 1 ||
       !fusion::failureOf(op).empty())
@@ -105,7 +106,7 @@ bool cheapToRecompute(Operation *op) {
   for (Value operand : op->getOperands())
     if (Operation *def = operand.getDefiningOp(); !def || !fusion::isSplatConstant(def))
       operands += bytesOf(operand);
-  return operands < 2 * bytesOf(op->getResult(0));
+  return 4 * operands <= 5 * bytesOf(op->getResult(0));
 }
 
 class Grouping {
@@ -360,14 +361,25 @@ private:
         (group.ops.contains(user) && !group.recomputed.contains(user) ? inGroup.push_back(user)
                                                                        : void(outside = user));
       if (inGroup.empty()) continue;
-      // Only when every other reader could compute it too (elementwise ops,
-      // anchors): a value returned or read by an opaque op is written anyway.
-      auto couldRecompute = [&](Operation *user) {
+      // Only when every other reader could compute it too (an elementwise op,
+      // an anchor's load): a value returned, or read as it is, is written
+      // anyway. One level: an op whose reader here is itself recomputed stays.
+      auto couldRecompute = [&](OpOperand &use) {
+        Operation *user = use.getOwner();
+        if (group.recomputed.contains(user)) return false;
         return group.ops.contains(user) || fusion::isElementwise(user) ||
-               fusion::kindOf(user) == OpKind::kAnchor;
+               (fusion::kindOf(user) == OpKind::kAnchor &&
+                fusion::readsThroughLoad(user, use.getOperandNumber()));
       };
-      if (outside && cheapToRecompute(op) && llvm::all_of(usersOf(op), couldRecompute) &&
-          !closesACycle(group.ops, op) &&
+      // What it reads is already settled (a group's result, an anchor's, an
+      // argument), so no later group or chain can take its producers.
+      auto settled = [&](Value operand) {
+        Operation *def = operand.getDefiningOp();
+        return !def || def->getBlock() != &block_ || groupOf_.count(def) ||
+               !fusion::isElementwise(def);
+      };
+      if (outside && cheapToRecompute(op) && llvm::all_of(op->getUses(), couldRecompute) &&
+          llvm::all_of(op->getOperands(), settled) && !closesACycle(group.ops, op) &&
           llvm::none_of(op->getOperands(), [&](Value v) { return downstream.contains(v); })) {
         // Computed again in this kernel's loads; the original stays for the rest.
         group.ops.insert(op);

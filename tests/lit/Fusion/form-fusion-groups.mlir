@@ -420,3 +420,27 @@ func.func @recompute_cheap_producer(%h: tensor<16x64xf32>) -> tensor<16x64xf32> 
   %n = spectral.div %c, %std : tensor<16x64xf32>, tensor<16x1xf32>
   return %n : tensor<16x64xf32>
 }
+
+// -----
+
+// A cheap op is recomputed only when what it reads is settled: here the
+// sigmoids read a chain's values, and recomputing them into the maximum's
+// kernel would make that kernel and the chain read each other's results.
+// CHECK-LABEL: func.func @recompute_only_settled
+// CHECK:         return
+func.func @recompute_only_settled(%a: tensor<16x64xf32>)
+    -> (tensor<16x1xf32>, tensor<16x64xf32>, tensor<16x1xf32>) {
+  %two = spectral.constant dense<2.0> : tensor<16x64xf32>
+  %e = spectral.exp %a : tensor<16x64xf32>
+  %s1 = spectral.sigmoid %e : tensor<16x64xf32>
+  // expected-remark-re @below {{consumer 'spectral.reduce_max' ({{.*}}its result is also used by 'spectral.reduce_sum'}}
+  // expected-remark-re @below {{consumer 'spectral.reduce_sum' ({{.*}}its result is also used by 'spectral.reduce_max'}}
+  %s2 = spectral.sigmoid %s1 : tensor<16x64xf32>
+  // expected-remark-re @below {{consumer 'spectral.sub' ({{.*}}its result's shape differs from the anchor's}}
+  %mx = spectral.reduce_max %s2 axes [1] keepdims : tensor<16x64xf32>
+  %sm = spectral.reduce_sum %s2 axes [1] keepdims : tensor<16x64xf32>
+  // expected-remark-re @below {{consumer 'spectral.sub' ({{.*}}it also reads a value computed from the chain's own results}}
+  %t = spectral.mul %e, %two : tensor<16x64xf32>, tensor<16x64xf32>
+  %y = spectral.sub %t, %mx : tensor<16x64xf32>, tensor<16x1xf32>
+  return %mx, %y, %sm : tensor<16x1xf32>, tensor<16x64xf32>, tensor<16x1xf32>
+}
