@@ -224,9 +224,17 @@ private:
     };
     for (Operation *op : members) pushUsersOf(op);
     pushUsersOf(candidate);
+    llvm::DenseSet<int> groupsSeen;
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
-      for (Operation *user : usersOf(op)) {
+      llvm::SmallVector<Operation *> next = usersOf(op);
+      // A formed group is one kernel: what any member reads, all its
+      // results wait for.
+      int g = groupOf(op);
+      if (g >= 0 && size_t(g) < groups_.size() && groupsSeen.insert(g).second)
+        for (Operation *member : groups_[g].ops)
+          if (!groups_[g].recomputed.contains(member)) llvm::append_range(next, usersOf(member));
+      for (Operation *user : next) {
         if (inside(user)) return true;
         if (seen.insert(user).second) work.push_back(user);
       }

@@ -444,3 +444,4 @@ func.func @recompute_only_settled(%a: tensor<16x64xf32>)
   %y = spectral.sub %t, %mx : tensor<16x64xf32>, tensor<16x1xf32>
   return %mx, %y, %sm : tensor<16x1xf32>, tensor<16x64xf32>, tensor<16x1xf32>
 }
+
