@@ -59,10 +59,11 @@ __host__ __device__ constexpr int threads_for(int n) {
 }
 
 /// One Stockham stage over `x` (N entries in shared memory), by the THREADS
-/// threads t in [0, THREADS) of one transform.
+/// threads t in [0, THREADS) of one transform. An inactive thread touches
+/// nothing and only meets the barriers.
 template <int N, int THREADS, int R, int NS, bool FORWARD, typename T>
 __device__ __forceinline__ void stockham_stage(cplx<T>* x, const cplx<T>* __restrict__ twiddles,
-                                               int t) {
+                                               int t, bool active) {
   constexpr int W = N / R;                          // work items this stage
   constexpr int ITEMS = (W + THREADS - 1) / THREADS;  // per thread
   constexpr int TWIDDLE_STEP = N / (NS * R);
@@ -70,7 +71,7 @@ __device__ __forceinline__ void stockham_stage(cplx<T>* x, const cplx<T>* __rest
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     int j = t + it * THREADS;
-    if (ITEMS * THREADS == W || j < W) {
+    if (active && (ITEMS * THREADS == W || j < W)) {
 #pragma unroll
       for (int r = 0; r < R; ++r) v[it][r] = x[j + r * W];
       if (NS > 1) {
@@ -88,7 +89,7 @@ __device__ __forceinline__ void stockham_stage(cplx<T>* x, const cplx<T>* __rest
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     int j = t + it * THREADS;
-    if (ITEMS * THREADS == W || j < W) {
+    if (active && (ITEMS * THREADS == W || j < W)) {
       int base = (j / NS) * NS * R + j % NS;
 #pragma unroll
       for (int r = 0; r < R; ++r) x[base + r * NS] = v[it][r];
@@ -99,20 +100,24 @@ __device__ __forceinline__ void stockham_stage(cplx<T>* x, const cplx<T>* __rest
 
 template <int N, int THREADS, bool FORWARD, int S, typename T>
 __device__ __forceinline__ void stockham_stages(cplx<T>* x, const cplx<T>* __restrict__ twiddles,
-                                                int t) {
+                                                int t, bool active) {
   constexpr Plan plan = make_plan(N);
   if constexpr (S < plan.count) {
-    stockham_stage<N, THREADS, plan.radix[S], stride_before(plan, S), FORWARD>(x, twiddles, t);
-    stockham_stages<N, THREADS, FORWARD, S + 1>(x, twiddles, t);
+    stockham_stage<N, THREADS, plan.radix[S], stride_before(plan, S), FORWARD>(x, twiddles, t,
+                                                                               active);
+    stockham_stages<N, THREADS, FORWARD, S + 1>(x, twiddles, t, active);
   }
 }
 
 /// In-place FFT of x[0, N) in shared memory by threads t in [0, THREADS);
-/// every thread of the block must call it (it has barriers). Unscaled.
+/// every thread of the block must call it (it has barriers), those with
+/// `active` false doing nothing else (a block running several transforms at
+/// once, with fewer left than it has thread groups). Unscaled.
 template <int N, int THREADS, bool FORWARD, typename T>
-__device__ __forceinline__ void fft_shared(cplx<T>* x, const cplx<T>* __restrict__ twiddles, int t) {
+__device__ __forceinline__ void fft_shared(cplx<T>* x, const cplx<T>* __restrict__ twiddles, int t,
+                                           bool active = true) {
   static_assert(has_plan(N), "N needs a prime factor above 7: use Bluestein");
-  stockham_stages<N, THREADS, FORWARD, 0>(x, twiddles, t);
+  stockham_stages<N, THREADS, FORWARD, 0>(x, twiddles, t, active);
 }
 
 /// Batched C2C FFT: block row y (threadIdx.y) transforms batch entry

@@ -557,6 +557,58 @@ struct MergeConstantScalings : OpRewritePattern<MulOp> {
   }
 };
 
+/// concat(..., channel_mix(x1, w1), ..., channel_mix(x2, w2), ...) along a
+/// mode axis = the same concat of slices of channel_mix(concat(x1, x2),
+/// concat(w1, w2)): channel_mix mixes each mode position apart, so mixes of
+/// different modes side by side are one mix (an FNO layer's two corners in
+/// one launch instead of two). The mixes must agree on every dim but the
+/// axis and feed only the concat.
+struct MergeChannelMixesInConcat : OpRewritePattern<ConcatOp> {
+  using OpRewritePattern<ConcatOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ConcatOp op, PatternRewriter &rewriter) const override {
+    const int64_t axis = op.getAxis();
+    if (axis < 2) return failure(); // batch or channel: not a mode axis
+    auto sameBut = [&](ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+      if (a.size() != b.size()) return false;
+      for (size_t d = 0; d < a.size(); ++d)
+        if (int64_t(d) != axis && a[d] != b[d]) return false;
+      return true;
+    };
+    auto shape = [](Value v) { return cast<RankedTensorType>(v.getType()).getShape(); };
+    SmallVector<ChannelMixOp> mixes;
+    for (Value input : op.getInputs()) {
+      auto mix = input.getDefiningOp<ChannelMixOp>();
+      if (!mix || !mix->hasOneUse() || llvm::is_contained(mixes, mix)) continue;
+      if (!mixes.empty() && (!sameBut(shape(mix.getX()), shape(mixes[0].getX())) ||
+                             !sameBut(shape(mix.getWeights()), shape(mixes[0].getWeights()))))
+        continue;
+      mixes.push_back(mix);
+    }
+    if (mixes.size() < 2) return failure();
+    SmallVector<Value> xs, ws;
+    SmallVector<Location> locations;
+    for (ChannelMixOp mix : mixes) {
+      xs.push_back(mix.getX());
+      ws.push_back(mix.getWeights());
+      locations.push_back(mix.getLoc());
+    }
+    Location loc = rewriter.getFusedLoc(locations);
+    IntegerAttr axisAttr = op.getAxisAttr();
+    Value x = rewriter.create<ConcatOp>(loc, xs, axisAttr);
+    Value w = rewriter.create<ConcatOp>(loc, ws, axisAttr);
+    Value mixed = rewriter.create<ChannelMixOp>(loc, x, w);
+    SmallVector<int64_t> start(shape(mixed).size(), 0), limit(shape(mixed));
+    for (ChannelMixOp mix : mixes) {
+      limit[axis] = start[axis] + shape(mix.getResult())[axis];
+      Value part = rewriter.create<SliceOp>(mix.getLoc(), mixed, start, limit, nullptr);
+      rewriter.replaceOp(mix, part);
+      start[axis] = limit[axis];
+    }
+    return success();
+  }
+};
+
 } // namespace
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
@@ -569,4 +621,8 @@ void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRCo
 
 void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
   results.add<FactorOutOfReduction<ReduceMeanOp>>(context);
+}
+
+void ConcatOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<MergeChannelMixesInConcat>(context);
 }

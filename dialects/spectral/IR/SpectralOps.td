@@ -398,6 +398,7 @@ def Spectral_ConcatOp : Spectral_Op<"concat", [Pure, InferTypeOpAdaptor]> {
   let arguments = (ins Variadic<Spectral_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Spectral_AnyTensor:$result);
   let assemblyFormat = "$inputs `axis` $axis attr-dict `:` type($inputs)";
+  let hasCanonicalizer = 1;
 }
 
 //===----------------------------------------------------------------------===//

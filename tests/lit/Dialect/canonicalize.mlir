@@ -900,3 +900,45 @@ func.func @broadcast_chain(%x: tensor<8xf32>) -> tensor<3x4x8xf32> {
   %b = spectral.broadcast %a : tensor<4x8xf32> -> tensor<3x4x8xf32>
   return %b : tensor<3x4x8xf32>
 }
+
+// -----
+
+// Channel mixes of different modes, side by side along a mode axis, are one
+// mix of the joined inputs and weights (an FNO layer's two corners); the
+// zeros between them stay. Mixes along the channel axis, or of other
+// shapes, are left alone.
+// CHECK-LABEL: func.func @channel_mixes_in_a_concat
+// CHECK-SAME:    (%[[A:.*]]: tensor<2x3x4x5xcomplex<f32>>, %[[B:.*]]: tensor<2x3x6x5xcomplex<f32>>, %[[WA:.*]]: tensor<3x7x4x5xcomplex<f32>>, %[[WB:.*]]: tensor<3x7x6x5xcomplex<f32>>)
+// CHECK-DAG:     %[[Z:.*]] = spectral.constant
+// CHECK-DAG:     %[[X:.*]] = spectral.concat %[[A]], %[[B]] axis 2
+// CHECK-DAG:     %[[W:.*]] = spectral.concat %[[WA]], %[[WB]] axis 2
+// CHECK:         %[[M:.*]] = spectral.channel_mix %[[X]], %[[W]] : tensor<2x3x10x5xcomplex<f32>>, tensor<3x7x10x5xcomplex<f32>>
+// CHECK:         %[[LO:.*]] = spectral.slice %[[M]] start [0, 0, 0, 0] limit [2, 7, 4, 5]
+// CHECK:         %[[HI:.*]] = spectral.slice %[[M]] start [0, 0, 4, 0] limit [2, 7, 10, 5]
+// CHECK:         spectral.concat %[[LO]], %[[Z]], %[[HI]] axis 2
+// CHECK-NOT:     spectral.channel_mix
+func.func @channel_mixes_in_a_concat(%a: tensor<2x3x4x5xcomplex<f32>>, %b: tensor<2x3x6x5xcomplex<f32>>,
+                                     %wa: tensor<3x7x4x5xcomplex<f32>>, %wb: tensor<3x7x6x5xcomplex<f32>>)
+    -> tensor<2x7x12x5xcomplex<f32>> {
+  %ma = spectral.channel_mix %a, %wa : tensor<2x3x4x5xcomplex<f32>>, tensor<3x7x4x5xcomplex<f32>>
+  %mb = spectral.channel_mix %b, %wb : tensor<2x3x6x5xcomplex<f32>>, tensor<3x7x6x5xcomplex<f32>>
+  %z = spectral.constant dense<(0.0, 0.0)> : tensor<2x7x2x5xcomplex<f32>>
+  %c = spectral.concat %ma, %z, %mb axis 2 : tensor<2x7x4x5xcomplex<f32>>, tensor<2x7x2x5xcomplex<f32>>, tensor<2x7x6x5xcomplex<f32>>
+  return %c : tensor<2x7x12x5xcomplex<f32>>
+}
+
+// CHECK-LABEL: func.func @channel_mixes_left_alone
+// CHECK-COUNT-4: spectral.channel_mix
+func.func @channel_mixes_left_alone(%a: tensor<2x3x4xf32>, %w: tensor<3x5x4xf32>, %v: tensor<3x5x4xf32>,
+                                    %u: tensor<3x6x4xf32>)
+    -> (tensor<4x5x4xf32>, tensor<2x11x4xf32>) {
+  %m1 = spectral.channel_mix %a, %w : tensor<2x3x4xf32>, tensor<3x5x4xf32>
+  %m2 = spectral.channel_mix %a, %v : tensor<2x3x4xf32>, tensor<3x5x4xf32>
+  // Along the batch axis: not a mode axis.
+  %c1 = spectral.concat %m1, %m2 axis 0 : tensor<2x5x4xf32>, tensor<2x5x4xf32>
+  %m3 = spectral.channel_mix %a, %w : tensor<2x3x4xf32>, tensor<3x5x4xf32>
+  %m4 = spectral.channel_mix %a, %u : tensor<2x3x4xf32>, tensor<3x6x4xf32>
+  // Along the channel axis, of different output channels.
+  %c2 = spectral.concat %m3, %m4 axis 1 : tensor<2x5x4xf32>, tensor<2x6x4xf32>
+  return %c1, %c2 : tensor<4x5x4xf32>, tensor<2x11x4xf32>
+}

@@ -45,6 +45,8 @@
 // RUN: spectral-run %t --function=scaling_chain --random-inputs --seed=5 | diff %t.scaling -
 // RUN: spectral-run %s --function=cross_entropy_of_log_softmax --random-inputs --seed=5 > %t.ce
 // RUN: spectral-run %t --function=cross_entropy_of_log_softmax --random-inputs --seed=5 | diff %t.ce -
+// RUN: spectral-run %s --function=channel_mixes_of_corners --random-inputs --seed=5 > %t.mix
+// RUN: spectral-run %t --function=channel_mixes_of_corners --random-inputs --seed=5 | diff %t.mix -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -241,4 +243,19 @@ func.func @scaling_chain(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64
   %a = spectral.mul %x, %c : tensor<3x4xcomplex<f64>>, tensor<4xcomplex<f64>>
   %b = spectral.mul %a, %d : tensor<3x4xcomplex<f64>>, tensor<1x4xcomplex<f64>>
   return %b : tensor<3x4xcomplex<f64>>
+}
+
+// FOLDED-LABEL: func.func @channel_mixes_of_corners
+// FOLDED: spectral.channel_mix
+// FOLDED-NOT: spectral.channel_mix
+// FOLDED: return
+func.func @channel_mixes_of_corners(%s: tensor<2x3x8x5xcomplex<f64>>, %wa: tensor<3x4x2x3xcomplex<f64>>,
+                                    %wb: tensor<3x4x2x3xcomplex<f64>>) -> tensor<2x4x8x3xcomplex<f64>> {
+  %lo = spectral.slice %s start [0, 0, 0, 0] limit [2, 3, 2, 3] : tensor<2x3x8x5xcomplex<f64>>
+  %hi = spectral.slice %s start [0, 0, 6, 0] limit [2, 3, 8, 3] : tensor<2x3x8x5xcomplex<f64>>
+  %ma = spectral.channel_mix %lo, %wa : tensor<2x3x2x3xcomplex<f64>>, tensor<3x4x2x3xcomplex<f64>>
+  %mb = spectral.channel_mix %hi, %wb : tensor<2x3x2x3xcomplex<f64>>, tensor<3x4x2x3xcomplex<f64>>
+  %z = spectral.constant dense<(0.0, 0.0)> : tensor<2x4x4x3xcomplex<f64>>
+  %c = spectral.concat %ma, %z, %mb axis 2 : tensor<2x4x2x3xcomplex<f64>>, tensor<2x4x4x3xcomplex<f64>>, tensor<2x4x2x3xcomplex<f64>>
+  return %c : tensor<2x4x8x3xcomplex<f64>>
 }
