@@ -88,9 +88,14 @@ public:
   /// function per value.
   std::string definition(const std::string &name) const {
     std::string members;
-    for (size_t k = 0; k < leafOrder_.size(); ++k)
-      members += "  const " + std::string(cppType(dtypeOf(leafOrder_[k].getType()))) + "* in" +
-                 std::to_string(k) + ";\n";
+    for (size_t k = 0; k < leafOrder_.size(); ++k) {
+      auto accessor = llvm::find_if(accessors_, [&](auto &a) { return a.first == leafOrder_[k]; });
+      members += "  " +
+                 (accessor != accessors_.end()
+                      ? accessor->second + " "
+                      : "const " + std::string(cppType(dtypeOf(leafOrder_[k].getType()))) + "* ") +
+                 "in" + std::to_string(k) + ";\n";
+    }
     return "struct " + name + " {\n" + members + "  unsigned long long* error;\n" + body_ +
            "};\n";
   }
@@ -130,6 +135,8 @@ public:
   }
 
   llvm::ArrayRef<Value> leaves() const { return leafOrder_; }
+  /// Leaves read through a member of the given type instead of a pointer.
+  std::vector<std::pair<Value, std::string>> accessors_;
   bool reportsErrors() const { return !failing_.empty(); }
   /// The ops that can fail, as steps name ops: "spectral.div (x.mlir:3:8)".
   std::string failingOps() const {
@@ -399,8 +406,10 @@ std::string entryName(llvm::ArrayRef<Operation *> ops, Value output) {
 llvm::Expected<FusedGroup> renderFusedGroup(llvm::ArrayRef<Operation *> ops, Value inlined,
                                             llvm::ArrayRef<Value> values, const std::string &name,
                                             const std::string &object, const std::string &index,
-                                            const std::string &a) {
+                                            const std::string &a,
+                                            llvm::ArrayRef<std::pair<Value, std::string>> accessors) {
   GroupWriter writer(ops, inlined);
+  writer.accessors_.assign(accessors.begin(), accessors.end());
   if (llvm::Error error = writer.render()) return error;
   FusedGroup group;
   group.definition = writer.definition(name);

@@ -28,11 +28,14 @@ struct FusedGroup {
 /// the object `object` at the index expression `index`. `inlined` (may be
 /// null) is a value computed outside the group, an anchor's result, whose
 /// element at `index` is the expression `a`; an op that would read it at
-/// another element is an error (not fusable).
-llvm::Expected<FusedGroup> renderFusedGroup(llvm::ArrayRef<mlir::Operation *> ops,
-                                            mlir::Value inlined,
-                                            llvm::ArrayRef<mlir::Value> values,
-                                            const std::string &name, const std::string &object,
-                                            const std::string &index, const std::string &a);
+/// another element is an error (not fusable). A leaf listed in `accessors`
+/// is read through a member of the type given there (any type with
+/// `operator[](long long)`, e.g. a view of shared memory) instead of a
+/// pointer.
+llvm::Expected<FusedGroup>
+renderFusedGroup(llvm::ArrayRef<mlir::Operation *> ops, mlir::Value inlined,
+                 llvm::ArrayRef<mlir::Value> values, const std::string &name,
+                 const std::string &object, const std::string &index, const std::string &a,
+                 llvm::ArrayRef<std::pair<mlir::Value, std::string>> accessors = {});
 
 } // namespace spectral::codegen

@@ -64,6 +64,24 @@ ElementEnd fusedLoad(CodegenContext &context, FusedGroup group, llvm::ArrayRef<O
   return end;
 }
 
+std::optional<ElementEnd> operandEnd(CodegenContext &context, llvm::ArrayRef<Operation *> before,
+                                     Value value, const std::string &name,
+                                     const std::string &operand) {
+  std::vector<Operation *> computing = needed(before, {value});
+  if (computing.empty()) return bufferLoad(context, name, context.bufferOf(value));
+  std::optional<FusedGroup> group = renderFusable(computing, Value(), {value}, "Prologue", "i", "");
+  if (!group || !leavesHaveBuffers(context, *group)) return std::nullopt;
+  return fusedLoad(context, *group, computing, operand);
+}
+
+std::string offsetLoadFunctor(const std::string &name, const ElementEnd &end,
+                              const std::string &type, const std::string &args,
+                              const std::string &offset) {
+  return "struct " + name + " {\n" + end.members + "  __device__ __forceinline__ " + type +
+         " operator()(" + args + ") const {\n    const long long i = " + offset +
+         ";\n    return " + end.code + ";\n  }\n};\n";
+}
+
 ElementEnd fusedStore(CodegenContext &context, FusedGroup group, llvm::ArrayRef<Operation *> ops,
                       llvm::ArrayRef<int> outputs) {
   ElementEnd end;

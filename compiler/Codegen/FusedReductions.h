@@ -40,6 +40,19 @@ ElementEnd fusedLoad(CodegenContext &context, FusedGroup group,
 ElementEnd fusedStore(CodegenContext &context, FusedGroup group,
                       llvm::ArrayRef<mlir::Operation *> ops, llvm::ArrayRef<int> outputs);
 
+/// The end reading `value`, an anchor's operand: the ops of `before` that
+/// compute it, fused (tagged "_Lpro`operand`<digest>"), or its buffer as the
+/// entry parameter `name`; nothing when those ops cannot be fused.
+std::optional<ElementEnd> operandEnd(CodegenContext &context,
+                                     llvm::ArrayRef<mlir::Operation *> before, mlir::Value value,
+                                     const std::string &name, const std::string &operand);
+
+/// struct `name` whose operator()(`args`) returns `end`'s element, a `type`,
+/// at the flat offset `offset` (an expression of the args).
+std::string offsetLoadFunctor(const std::string &name, const ElementEnd &end,
+                              const std::string &type, const std::string &args,
+                              const std::string &offset);
+
 /// Whether `op` is a reduce_sum, reduce_mean, reduce_max, softmax,
 /// log_softmax, cross_entropy or mse whose kernels read operands through
 /// Loads and write its result through one Store (not a reduction with an

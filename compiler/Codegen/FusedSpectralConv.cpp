@@ -28,31 +28,6 @@ using namespace mlir;
 namespace sp = mlir::spectral;
 
 namespace spectral::codegen {
-namespace {
-
-/// An operand read through `end` at the flat offset `offset` of the
-/// functor's arguments `args`: the struct `name`.
-std::string functorOf(const std::string &name, const ElementEnd &end, const std::string &type,
-                      const std::string &args, const std::string &offset) {
-  return "struct " + name + " {\n" + end.members + "  __device__ __forceinline__ " + type +
-         " operator()(" + args + ") const {\n    const long long i = " + offset +
-         ";\n    return " + end.code + ";\n  }\n};\n";
-}
-
-/// The end reading `value`: the ops of `before` computing it, or its buffer.
-std::optional<ElementEnd> operandEnd(CodegenContext &context, llvm::ArrayRef<Operation *> before,
-                                     Value value, const std::string &name,
-                                     const std::string &operand) {
-  std::vector<Operation *> computing = needed(before, {value});
-  if (computing.empty()) return bufferLoad(context, name, context.bufferOf(value));
-  std::optional<FusedGroup> group = renderFusable(computing, Value(), {value}, "Prologue", "i", "");
-  if (!group) return std::nullopt;
-  for (Value leaf : group->leaves)
-    if (!context.hasBuffer(leaf)) return std::nullopt;
-  return fusedLoad(context, *group, computing, operand);
-}
-
-} // namespace
 
 llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionOp fusion,
                                             llvm::ArrayRef<Operation *> ops) {
@@ -114,9 +89,9 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionO
                             (weightEnd->definition == load->definition ? "" : weightEnd->definition) +
                             store.definition;
   std::string functors =
-      functorOf("XLoad", *load, t, "int batch, int channel, int n",
+      offsetLoadFunctor("XLoad", *load, t, "int batch, int channel, int n",
                 "((long long)batch * " + cin + " + channel) * " + n + " + n") +
-      functorOf("WLoad", *weightEnd, c, "int i_, int o, int m",
+      offsetLoadFunctor("WLoad", *weightEnd, c, "int i_, int o, int m",
                 "((long long)i_ * " + cout + " + o) * " + modes + " + m") +
       "struct YStore {\n" + store.members + "  double factor;\n"
       "  __device__ __forceinline__ void operator()(int batch, int o, int n, " + t +

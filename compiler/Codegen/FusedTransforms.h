@@ -34,4 +34,15 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context,
                                             mlir::spectral::FusionOp fusion,
                                             llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region around an rfft or irfft over the last two axes of images
+/// one block holds (fusion::realTransform2DRefusal) as one fft_real2d.cuh
+/// kernel: the rfft's store computing the region's yields from the spectrum
+/// in shared memory (mode truncation: only kept modes are transformed and
+/// written), the irfft's load reading only the columns below a zero padding.
+/// False, with nothing added to the Program, when the region has another
+/// shape (FusedRealTransform2D.cpp).
+llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context,
+                                               mlir::spectral::FusionOp fusion,
+                                               llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace spectral::codegen

@@ -12,7 +12,10 @@
 //     round trip: the ops between filter the spectrum in shared memory),
 //     and goes on from the inverse's result. An rfft whose low modes go
 //     through one channel_mix back to an irfft (a 1-D FNO spectral
-//     convolution, OpKinds.h) takes that whole chain the same way.
+//     convolution, OpKinds.h) takes that whole chain the same way. The
+//     store of a 2-D rfft of one image per block also takes the slices,
+//     pads and concats that keep each element in its image (mode
+//     truncation: only the kept modes are written).
 //  2. Its loads take the elementwise ops whose every use is in the group
 //     (walking back from the group's last op), so a value computed once
 //     and used elsewhere is never recomputed in a load.
@@ -274,6 +277,20 @@ private:
     return "";
   }
 
+  /// Why the store of a 2-D rfft in one block (`anchor`) cannot compute
+  /// `op`, which reads `atIndex` values; empty when it can.
+  std::string imageStoreRefusal(Operation *anchor, Operation *op,
+                                const llvm::DenseSet<Value> &atIndex) const {
+    OpKind kind = fusion::kindOf(op);
+    if (kind == OpKind::kAnchor) return anchorsItsOwnKernel(op);
+    if (kind == OpKind::kOpaque) return describe(op) + " takes no fused loads";
+    std::string failure = fusion::failureOf(op);
+    if (!failure.empty())
+      return "it can fail at run time (" + failure + "), which a fused store cannot report";
+    return fusion::imageStoreRefusal(op, shapeOf(anchor->getResult(0)),
+                                     [&](Value value) { return atIndex.contains(value); });
+  }
+
   /// Why `inverse`, an anchor reading values the store of `group`'s anchor
   /// computes (`atIndex`), cannot join it as the inverse of a round trip
   /// (rule 4: transform, pointwise filter, inverse in one kernel).
@@ -321,6 +338,11 @@ private:
       inverse = conv.irfft;
       atIndex = {conv.irfft->getResult(0)};
     }
+    // A 2-D rfft of one image per block keeps its spectrum in shared memory
+    // until the store, which may then keep only some of it (mode truncation:
+    // slices, corners, concats of them) and compute from what it keeps.
+    const bool imageStore =
+        !inverse && isa<sp::RfftOp>(anchor) && fusion::realTransform2DRefusal(anchor, nullptr).empty();
     for (Operation *op = anchor->getNextNode(); op && !atIndex.empty(); op = op->getNextNode()) {
       if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
       llvm::SmallVector<Operation *> readFrom;
@@ -340,7 +362,8 @@ private:
         }
         continue;
       }
-      std::string why = storeRefusal(inverse ? inverse : anchor, op, atIndex);
+      std::string why = imageStore ? imageStoreRefusal(anchor, op, atIndex)
+                                   : storeRefusal(inverse ? inverse : anchor, op, atIndex);
       if (why.empty() && closesACycle(group.ops, op))
         why = "it also reads a value computed from the group's own results";
       if (!why.empty()) {

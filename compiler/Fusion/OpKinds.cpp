@@ -181,6 +181,80 @@ std::string spectralConvRefusal(Operation *rfftOp, SpectralConv *conv) {
   return "";
 }
 
+int64_t RealTransform2D::sharedBytes(int64_t kw) const {
+  return (kw * h + rowsAtOnce * (w / 2)) * (wide ? 16 : 8);
+}
+
+std::string realTransform2DRefusal(Operation *op, RealTransform2D *shape) {
+  llvm::ArrayRef<int64_t> axes;
+  ShapedType real;
+  if (auto rfft = dyn_cast<sp::RfftOp>(op)) {
+    axes = rfft.getAxes();
+    real = cast<ShapedType>(rfft.getX().getType());
+  } else if (auto irfft = dyn_cast<sp::IrfftOp>(op)) {
+    axes = irfft.getAxes();
+    real = cast<ShapedType>(irfft.getResult().getType());
+  } else {
+    return "not an rfft or irfft";
+  }
+  const int64_t rank = real.getRank();
+  if (rank < 2 || axes != llvm::ArrayRef<int64_t>{rank - 2, rank - 1})
+    return "a 2-D transform in one block runs over the last two axes";
+  RealTransform2D s;
+  s.h = real.getDimSize(rank - 2);
+  s.w = real.getDimSize(rank - 1);
+  s.wide = real.getElementType().isF64();
+  s.images = 1;
+  for (int64_t d = 0; d + 2 < rank; ++d) s.images *= real.getDimSize(d);
+  if (s.w % 2 != 0 || s.w < 2 || s.h < 1)
+    return "a 2-D transform in one block needs an even row length";
+  if (s.images < 1 || s.images > INT32_MAX) return "one block per image: 1 to 2^31 - 1 images";
+  if (!planning::hasStockhamPlan(s.h) || !planning::hasStockhamPlan(s.w / 2))
+    return "the lengths " + std::to_string(s.h) + " and " + std::to_string(s.w / 2) +
+           " need factors 2, 3, 5 and 7 only";
+  s.rowThreads = planning::stockhamThreads(s.w / 2);
+  s.colThreads = planning::stockhamThreads(s.h);
+  const int64_t wanted = std::max(s.rowThreads * s.h, s.colThreads * (s.w / 2 + 1));
+  s.threads = std::min(kMaxRealTransform2DThreads, (wanted + 31) / 32 * 32);
+  if (std::max(s.rowThreads, s.colThreads) > s.threads)
+    return "one row's or column's FFT takes more than " +
+           std::to_string(kMaxRealTransform2DThreads) + " threads";
+  s.rowsAtOnce = std::min(s.h, s.threads / s.rowThreads);
+  if (s.sharedBytes(s.w / 2 + 1) > kMaxRealTransform2DShared)
+    return "an image of " + std::to_string(s.h) + " x " + std::to_string(s.w) +
+           " does not fit one block's shared memory (" +
+           std::to_string(kMaxRealTransform2DShared / 1024) + " KiB)";
+  if (shape) *shape = s;
+  return "";
+}
+
+std::string imageStoreRefusal(Operation *op, llvm::ArrayRef<int64_t> spectrumShape,
+                              llvm::function_ref<bool(Value)> fromImages) {
+  const int64_t rank = spectrumShape.size();
+  auto type = dyn_cast<ShapedType>(op->getResult(0).getType());
+  if (op->getNumResults() != 1 || !type || type.getRank() != rank ||
+      type.getShape().drop_back(2) != spectrumShape.drop_back(2))
+    return "its result does not keep the spectrum's images (every axis but the last two)";
+  auto leadingZero = [&](llvm::ArrayRef<int64_t> values) {
+    return llvm::all_of(values.drop_back(2), [](int64_t v) { return v == 0; });
+  };
+  if (auto slice = dyn_cast<sp::SliceOp>(op)) {
+    bool unitStride = !slice.getStride() ||
+                      llvm::all_of(slice.getStride()->drop_back(2), [](int64_t s) { return s == 1; });
+    if (leadingZero(slice.getStart()) && unitStride) return "";
+  } else if (auto pad = dyn_cast<sp::PadOp>(op)) {
+    if (leadingZero(pad.getLow()) && leadingZero(pad.getHigh())) return "";
+  } else if (auto concat = dyn_cast<sp::ConcatOp>(op)) {
+    if (int64_t(concat.getAxis()) >= rank - 2) return "";
+  } else if (kindOf(op) == OpKind::kPointwise) {
+    for (Value operand : op->getOperands())
+      if (fromImages(operand) && cast<ShapedType>(operand.getType()).getShape() != type.getShape())
+        return "it broadcasts a value the store computes";
+    return "";
+  }
+  return "it moves elements across the images of the transform";
+}
+
 bool isSplatConstant(Operation *op) {
   if (kindOf(op) != OpKind::kConstant || op->getNumResults() != 1) return false;
   DenseElementsAttr dense;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <string>
 
@@ -70,6 +71,35 @@ constexpr int64_t kMaxSpectralConvShared = 40 * 1024;
 /// Why the chain from `rfft` through its only users is not a spectral
 /// convolution one kernel computes (fno.cuh), or empty, `conv` filled.
 std::string spectralConvRefusal(mlir::Operation *rfft, SpectralConv *conv);
+
+/// A 2-D real transform of one image per block (kernels_templates/fft_real2d.cuh):
+/// rfft, or irfft, over the last two axes [..., H, W] (W even, the real
+/// side), in that order.
+struct RealTransform2D {
+  int64_t images = 0, h = 0, w = 0;
+  int64_t threads = 0;  // the block, flat
+  bool wide = false;    // f64
+  int64_t rowThreads = 0, colThreads = 0, rowsAtOnce = 0;
+  /// Shared memory (bytes) with `kw` columns of the spectrum kept.
+  int64_t sharedBytes(int64_t kw) const;
+};
+
+constexpr int64_t kMaxRealTransform2DThreads = 256;
+constexpr int64_t kMaxRealTransform2DShared = 48 * 1024;
+
+/// Why `op` is not such a transform, or empty, `shape` (may be null) filled:
+/// H and W/2 with factors 2, 3, 5, 7 only, one row's and one column's FFT
+/// within a block of kMaxRealTransform2DThreads, the whole spectrum's
+/// columns and the rows in flight within kMaxRealTransform2DShared.
+std::string realTransform2DRefusal(mlir::Operation *op, RealTransform2D *shape);
+
+/// Why the store of a 2-D real transform of images `[leading..., H, W/2+1]`
+/// cannot compute `op` from values of the images (`fromImages` says which
+/// operands are), or empty: slices, pads and concats that keep every element
+/// in its image (moving it within the last two axes only), and pointwise
+/// ops that broadcast none of those values.
+std::string imageStoreRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> spectrumShape,
+                              llvm::function_ref<bool(mlir::Value)> fromImages);
 
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
