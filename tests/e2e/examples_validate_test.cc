@@ -1,4 +1,5 @@
-// Every graph under examples/ and tests/e2e/ compiles into kernels, runs on
+// Every graph under examples/, tests/e2e/ and bench/fusion/ (the fusion
+// targets) compiles into kernels, runs on
 // the host device and agrees with the reference evaluator (spectral-run
 // --validate), and a wrong result is caught (a tolerance below the error).
 #include "tests/e2e/run_command.h"
@@ -17,7 +18,7 @@ namespace {
 
 std::vector<std::string> graphs() {
   std::vector<std::string> files;
-  for (const char* dir : {"/examples", "/tests/e2e"}) {
+  for (const char* dir : {"/examples", "/tests/e2e", "/bench/fusion"}) {
     std::string path = std::string(SPECTRAL_SOURCE_DIR) + dir;
     if (DIR* d = opendir(path.c_str())) {
       while (dirent* entry = readdir(d)) {
