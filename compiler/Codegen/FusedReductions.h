@@ -76,4 +76,11 @@ llvm::Error lowerReductionWithEnds(CodegenContext &context, mlir::Operation *op,
 llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, mlir::spectral::FusionOp fusion,
                                          llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region of two row reductions or more (fusion::isRowReduction)
+/// of one row shape with pointwise ops on rows and on one value per row
+/// (layer norm) as one kernel, a block per row (FusedRowProgram.cpp). False,
+/// with nothing added to the Program, when the region has another shape.
+llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, mlir::spectral::FusionOp fusion,
+                                          llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace spectral::codegen

@@ -16,6 +16,10 @@
 //     store of a 2-D rfft of one image per block also takes the slices,
 //     pads and concats that keep each element in its image (mode
 //     truncation: only the kept modes are written).
+//     A row reduction (over the last axis, keepdims) starts a row program
+//     instead when later row reductions of the same rows, and pointwise ops
+//     on rows or on one value per row, read what it computes (layer norm):
+//     one kernel per row computes them all, the row held in shared memory.
 //  2. Its loads take the elementwise ops whose every use is in the group
 //     (walking back from the group's last op), so a value computed once
 //     and used elsewhere is never recomputed in a load.
@@ -137,7 +141,8 @@ public:
 
   void formAnchorGroups() {
     for (Operation &op : block_.without_terminator())
-      if (fusion::kindOf(&op) == OpKind::kAnchor && !groupOf_.count(&op)) formAroundAnchor(&op);
+      if (fusion::kindOf(&op) == OpKind::kAnchor && !groupOf_.count(&op) && !formRowGroup(&op))
+        formAroundAnchor(&op);
   }
 
   void formElementwiseChains() {
@@ -375,6 +380,42 @@ private:
     }
     absorbProducers(group, id, atIndex);
     groups_.push_back(std::move(group));
+  }
+
+  /// A row program around the row reduction `anchor`: the later row
+  /// reductions of the same rows and pointwise ops on rows or on one value
+  /// per row that read the group's values (layer norm: mean, centring,
+  /// variance, normalisation in one kernel per row). Formed only when it
+  /// holds two reductions or more (one is an anchor's own group); returns
+  /// whether it did.
+  bool formRowGroup(Operation *anchor) {
+    if (!fusion::isRowReduction(anchor)) return false;
+    llvm::ArrayRef<int64_t> rows = shapeOf(anchor->getOperand(0));
+    int id = int(groups_.size());
+    Group group;
+    group.anchor = anchor;
+    join(group, id, anchor);
+    int reductions = 1;
+    for (Operation *op = anchor->getNextNode(); op; op = op->getNextNode()) {
+      if (groupOf_.count(op) || op->hasTrait<OpTrait::IsTerminator>()) continue;
+      bool reads = llvm::any_of(op->getOperands(), [&](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && group.ops.contains(def);
+      });
+      if (!reads || !fusion::rowOpRefusal(op, rows).empty() || closesACycle(group.ops, op))
+        continue;
+      join(group, id, op);
+      reductions += fusion::isRowReduction(op);
+    }
+    if (reductions < 2) {
+      for (Operation *op : group.ops) groupOf_.erase(op);
+      return false;
+    }
+    llvm::DenseSet<Value> computed;
+    for (Operation *op : group.ops) computed.insert(op->getResult(0));
+    absorbProducers(group, id, computed);
+    groups_.push_back(std::move(group));
+    return true;
   }
 
   /// Elementwise ops before the group's last op whose every use is in the

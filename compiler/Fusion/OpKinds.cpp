@@ -255,6 +255,32 @@ std::string imageStoreRefusal(Operation *op, llvm::ArrayRef<int64_t> spectrumSha
   return "it moves elements across the images of the transform";
 }
 
+bool isRowReduction(Operation *op) {
+  if (!isa<sp::ReduceSumOp, sp::ReduceMeanOp, sp::ReduceMaxOp>(op)) return false;
+  auto x = cast<ShapedType>(op->getOperand(0).getType());
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  return x.getRank() >= 1 && op->hasAttr("keepdims") && axes &&
+         axes.asArrayRef() == llvm::ArrayRef<int64_t>{x.getRank() - 1} &&
+         isa<FloatType>(x.getElementType()) && x.getDimSize(x.getRank() - 1) > 0;
+}
+
+std::string rowOpRefusal(Operation *op, llvm::ArrayRef<int64_t> rowShape) {
+  if (isRowReduction(op)) {
+    if (cast<ShapedType>(op->getOperand(0).getType()).getShape() == rowShape) return "";
+    return "it reduces rows of another shape";
+  }
+  if (kindOf(op) != OpKind::kPointwise)
+    return "a row program computes pointwise ops and row reductions only";
+  if (std::string failure = failureOf(op); !failure.empty())
+    return "it can fail at run time (" + failure + "), which a row program cannot report";
+  llvm::ArrayRef<int64_t> shape = cast<ShapedType>(op->getResult(0).getType()).getShape();
+  if (shape == rowShape ||
+      (shape.size() == rowShape.size() && shape.drop_back() == rowShape.drop_back() &&
+       shape.back() == 1))
+    return "";
+  return "its result is neither a row nor one value per row";
+}
+
 bool isSplatConstant(Operation *op) {
   if (kindOf(op) != OpKind::kConstant || op->getNumResults() != 1) return false;
   DenseElementsAttr dense;

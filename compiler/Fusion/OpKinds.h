@@ -101,6 +101,18 @@ std::string realTransform2DRefusal(mlir::Operation *op, RealTransform2D *shape);
 std::string imageStoreRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> spectrumShape,
                               llvm::function_ref<bool(mlir::Value)> fromImages);
 
+/// A reduce_sum, reduce_mean or reduce_max over the last axis, keepdims, of
+/// a float (f32, f64) tensor of rank 1 or more: the reductions a row program
+/// (one kernel per row with several reductions in sequence: layer norm)
+/// computes.
+bool isRowReduction(mlir::Operation *op);
+
+/// Why a row program over rows of `rowShape` (a row reduction's operand)
+/// cannot compute `op`, which reads its values, or empty: another row
+/// reduction of that shape, or a pointwise op (that cannot fail) whose
+/// result is `rowShape` or `rowShape` with a last dim of 1 (one value per row).
+std::string rowOpRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> rowShape);
+
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
 bool isSplatConstant(mlir::Operation *op);

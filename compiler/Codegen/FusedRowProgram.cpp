@@ -1,0 +1,239 @@
+//===- FusedRowProgram.cpp - row reductions in sequence, one kernel per row ===//
+//
+// A spectral.fusion region of row reductions (fusion::isRowReduction: sum,
+// mean or max over the last axis, keepdims) of one row shape [..., C], with
+// pointwise ops on rows and on one value per row between and after them
+// (layer norm: mean, centring, variance, normalisation), runs as one kernel:
+// a block per row computes the reductions in order, each from the values
+// before it, and then the region's yields.
+//
+// Each stage is an elementwise group (Elementwise.h) rendered at the flat
+// index i = row * C + c: the reductions already computed are leaves read
+// through RowScalar (their value for this row, in shared memory), and the
+// region's inputs of the row shape read only by pointwise ops are copied
+// into shared memory once and read through RowInShared, so a row is read
+// from global memory once however many stages use it. Other inputs (a
+// per-column scale, a constant) are read through their pointers.
+//
+// What does not fit that shape (fewer than two reductions, an index-map op
+// reading a reduction's value, a yield that is neither a row nor one value
+// per row, an op that can fail) returns false before the Program changes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/Constants.h"
+#include "compiler/Codegen/FusedReductions.h"
+#include "compiler/Codegen/FusedRegion.h"
+#include "compiler/Fusion/OpKinds.h"
+
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+/// The most shared memory (bytes) the cached rows take; inputs beyond it are
+/// read from global memory at each stage.
+constexpr int64_t kMaxCachedRowBytes = 32 * 1024;
+constexpr int64_t kMaxRowThreads = 256;
+
+std::string str(int64_t value) { return std::to_string(value); }
+
+std::string reduceOp(Operation *op, const std::string &type) {
+  const char *name = isa<sp::ReduceSumOp>(op) ? "Sum" : isa<sp::ReduceMeanOp>(op) ? "Mean" : "Max";
+  return std::string("spectral_reduce::") + name + "<" + type + ">{}";
+}
+
+/// A value each stage's group may read.
+struct RowLeaf {
+  std::string accessor;  // the member's type, or empty: a pointer parameter
+  std::string init;      // its initializer in the kernel
+};
+
+} // namespace
+
+llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp fusion,
+                                          llvm::ArrayRef<Operation *> ops) {
+  std::vector<Operation *> reductions, elementwise;
+  for (Operation *op : ops) {
+    if (fusion::isRowReduction(op)) reductions.push_back(op);
+    else if (isElementwiseOp(op) && fusion::failureOf(op).empty()) elementwise.push_back(op);
+    else return false;
+  }
+  if (reductions.size() < 2) return false;
+  auto shapeOf = [](Value v) { return cast<ShapedType>(v.getType()).getShape(); };
+  llvm::ArrayRef<int64_t> rowShape = shapeOf(reductions[0]->getOperand(0));
+  std::vector<int64_t> scalarShape(rowShape.begin(), rowShape.end());
+  scalarShape.back() = 1;
+  auto perRow = [&](Value v) {
+    return shapeOf(v) == rowShape || shapeOf(v) == llvm::ArrayRef<int64_t>(scalarShape);
+  };
+  // Values computed from a reduction stay per row: rows or one value per row,
+  // from pointwise ops only.
+  llvm::DenseSet<Value> fromReductions;
+  for (Operation *op : ops) {
+    bool dependent = fusion::isRowReduction(op) ||
+                     llvm::any_of(op->getOperands(), [&](Value v) { return fromReductions.contains(v); });
+    if (!dependent) continue;
+    if (fusion::isRowReduction(op) && shapeOf(op->getOperand(0)) != rowShape) return false;
+    if (!fusion::isRowReduction(op) && (fusion::kindOf(op) != fusion::OpKind::kPointwise ||
+                                        !perRow(op->getResult(0))))
+      return false;
+    fromReductions.insert(op->getResult(0));
+  }
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  llvm::DenseSet<Operation *> inRegion(ops.begin(), ops.end());
+  for (Value value : yielded)
+    if (!perRow(value) || !value.getDefiningOp() || !inRegion.contains(value.getDefiningOp()))
+      return false;
+
+  const int64_t columns = rowShape.back();
+  int64_t rows = 1;
+  for (int64_t d : rowShape.drop_back()) rows *= d;
+  if (rows < 1 || rows > INT32_MAX) return false;
+  const int64_t threads = std::min(kMaxRowThreads, std::max<int64_t>(32, (columns + 31) / 32 * 32));
+
+  // The leaves: reductions (RowScalar), row-shaped inputs read only by
+  // pointwise ops (RowInShared, while they fit), the rest as pointers.
+  llvm::MapVector<Value, RowLeaf> leaves;
+  std::vector<std::pair<Value, std::string>> accessors;
+  std::string shared, copies;
+  int64_t cachedBytes = 0;
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    Value r = reductions[k]->getResult(0);
+    std::string type = cppType(dtypeOf(r.getType()));
+    shared += "  __shared__ " + type + " reduced" + str(int64_t(k)) + ";\n";
+    leaves[r] = {"RowScalar<" + type + ">", "RowScalar<" + type + ">{&reduced" + str(int64_t(k)) + "}"};
+    accessors.push_back({r, leaves[r].accessor});
+  }
+  std::vector<std::string> params;
+  std::vector<StepArg> args;
+  int64_t bytesRead = 0;
+  for (Operation *op : ops) {
+    for (Value operand : op->getOperands()) {
+      Operation *def = operand.getDefiningOp();
+      if ((def && inRegion.contains(def)) || leaves.count(operand) ||
+          (def && splatLiteral(def)))
+        continue;
+      if (!context.hasBuffer(operand)) return false;
+      int buffer = context.bufferOf(operand);
+      std::string type = cppType(dtypeOf(operand.getType()));
+      std::string name = "in" + str(int64_t(params.size()));
+      params.push_back("const " + type + "* __restrict__ " + name);
+      args.push_back(StepArg::of_buffer(buffer));
+      bytesRead += bytesOf(context, buffer);
+      bool pointwiseReaders = llvm::all_of(operand.getUsers(), [&](Operation *user) {
+        return !inRegion.contains(user) || fusion::kindOf(user) == fusion::OpKind::kPointwise ||
+               fusion::isRowReduction(user);
+      });
+      int64_t bytes = bytesOf(dtypeOf(operand.getType()), columns);
+      if (shapeOf(operand) == rowShape && pointwiseReaders &&
+          cachedBytes + bytes <= kMaxCachedRowBytes) {
+        std::string cache = "row" + str(int64_t(leaves.size()));
+        shared += "  __shared__ " + type + " " + cache + "[" + str(columns) + "];\n";
+        copies += "    " + cache + "[c] = " + name + "[row * " + str(columns) + " + c];\n";
+        cachedBytes += bytes;
+        leaves[operand] = {"RowInShared<" + type + ">",
+                           "RowInShared<" + type + ">{" + cache + "}"};
+        accessors.push_back({operand, leaves[operand].accessor});
+      } else {
+        leaves[operand] = {"", name};
+      }
+    }
+  }
+
+  // One group per stage: each reduction's operand, then the yields.
+  std::string definitions, stages;
+  std::vector<std::string> tags;
+  auto render = [&](llvm::ArrayRef<Value> values, const std::string &name,
+                    std::string *init) -> std::optional<FusedGroup> {
+    llvm::Expected<FusedGroup> group = renderFusedGroup(needed(elementwise, values), Value(),
+                                                        values, name, "g", "i", "", accessors);
+    if (!group) {
+      llvm::consumeError(group.takeError());
+      return std::nullopt;
+    }
+    if (group->reportsErrors) return std::nullopt;
+    // A value no op of the group computes (an input, a reduction) is read
+    // as it is.
+    for (size_t k = 0; k < values.size(); ++k) {
+      Operation *def = values[k].getDefiningOp();
+      if (!def || !llvm::is_contained(elementwise, def))
+        group->calls[k] = leaves.lookup(values[k]).init + "[i]";
+    }
+    std::string tag = nameAfterText(*group, name), fields;
+    for (Value leaf : group->leaves) fields += leaves.lookup(leaf).init + ", ";
+    *init = name + "_" + tag + "{" + fields + "nullptr}";
+    definitions += group->definition;
+    tags.push_back(tag);
+    return std::move(*group);
+  };
+  const std::string c = str(columns), t = str(threads);
+  for (size_t k = 0; k < reductions.size(); ++k) {
+    Operation *reduction = reductions[k];
+    std::string init, type = cppType(dtypeOf(reduction->getResult(0).getType()));
+    std::optional<FusedGroup> group = render({reduction->getOperand(0)}, "Stage", &init);
+    if (!group) return false;
+    stages += "  {  // " + CodegenContext::describe(reduction) + "\n    const auto g = " + init +
+              ";\n    const auto op = " + reduceOp(reduction, type) + ";\n    " + type +
+              " acc = spectral_reduce::fold_strided(op.identity(), (long long)threadIdx.x, " + c +
+              "LL, " + t + "LL, op, [&](long long c) {\n      const long long i = row * " + c +
+              " + c;\n      return (" + type + ")(" + group->calls[0] + ");\n    });\n"
+              "    acc = spectral_reduce::row_reduce<" + t + ", 1>(acc, op);\n"
+              "    if (threadIdx.x == 0) reduced" + str(int64_t(k)) + " = op.finish(acc, " + c +
+              ");\n    __syncthreads();  // every thread reads it next\n  }\n";
+  }
+  std::string init;
+  std::optional<FusedGroup> out = render(yielded, "Rows", &init);
+  if (!out) return false;
+  std::vector<int> outputs = fusionOutputs(context, fusion);
+  std::string rowWrites, scalarWrites;
+  int64_t bytesWritten = 0;
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    std::string name = "out" + str(int64_t(k));
+    params.push_back(std::string(cppType(dtypeOf(yielded[k].getType()))) + "* __restrict__ " + name);
+    args.push_back(StepArg::of_buffer(outputs[k]));
+    bytesWritten += bytesOf(context, outputs[k]);
+    (shapeOf(yielded[k]) == rowShape ? rowWrites : scalarWrites) +=
+        "      " + name + "[i] = " + out->calls[k] + ";\n";
+  }
+  stages += "  {\n    const auto g = " + init + ";\n";
+  if (!rowWrites.empty())
+    stages += "    for (long long c = threadIdx.x; c < " + c + "; c += " + t +
+              ") {\n      const long long i = row * " + c + " + c;\n" + rowWrites + "    }\n";
+  if (!scalarWrites.empty())
+    stages += "    if (threadIdx.x == 0) {\n      const long long i = row;\n" + scalarWrites + "    }\n";
+  stages += "  }\n";
+
+  std::string body = shared + "  const long long row = blockIdx.x;\n";
+  if (!copies.empty())
+    body += "  for (long long c = threadIdx.x; c < " + c + "; c += " + t + ") {\n" + copies +
+            "  }\n  __syncthreads();\n";
+  body += stages;
+  DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
+  std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
+                      tags.back();
+  std::string prelude =
+      "#include \"elementwise.cuh\"\n\nnamespace {\n"
+      "/// One value per row: this block's, in shared memory (any index of its row).\n"
+      "template <typename T>\nstruct RowScalar {\n  const T* value;\n"
+      "  __device__ __forceinline__ T operator[](long long) const { return *value; }\n};\n"
+      "/// A row-shaped input: this block's row, copied into shared memory.\n"
+      "template <typename T>\nstruct RowInShared {\n  const T* row;\n"
+      "  __device__ __forceinline__ T operator[](long long j) const { return row[j % " + c +
+      "]; }\n};\n" + definitions + "}  // namespace\n\n";
+  KernelSource unit = boundedUnit("reduce.cuh", entry, int(threads), llvm::join(params, ", "),
+                                  body, prelude);
+  std::vector<Operation *> computed(ops.begin(), ops.end());
+  std::string where = describeFusedOps(computed);
+  int kernel = context.builder.addKernel(unit, where, bytesRead, bytesWritten);
+  context.builder.launch(kernel, {uint32_t(rows), 1, 1}, {uint32_t(threads), 1, 1}, 0,
+                         std::move(args), where);
+  return true;
+}
+
+} // namespace spectral::codegen
