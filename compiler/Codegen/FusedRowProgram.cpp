@@ -210,9 +210,12 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   stages += "  }\n";
 
   std::string body = shared + "  const long long row = blockIdx.x;\n";
+  // No barrier after the copy: every stage reads a cached row at the column
+  // it computes, in the same strided loop, so each thread reads back only
+  // what it copied itself.
   if (!copies.empty())
     body += "  for (long long c = threadIdx.x; c < " + c + "; c += " + t + ") {\n" + copies +
-            "  }\n  __syncthreads();\n";
+            "  }\n";
   body += stages;
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +

@@ -88,6 +88,7 @@ struct Group {
   /// Ops of `ops` the region recomputes from their operands while the
   /// original stays for its other users (neither yielded nor erased here).
   llvm::SmallPtrSet<Operation *, 4> recomputed;
+  bool rowProgram = false;  // row reductions in sequence (formRowGroup)
 };
 
 /// Bytes of a value's tensor.
@@ -394,6 +395,7 @@ private:
     int id = int(groups_.size());
     Group group;
     group.anchor = anchor;
+    group.rowProgram = true;
     join(group, id, anchor);
     int reductions = 1;
     for (Operation *op = anchor->getNextNode(); op; op = op->getNextNode()) {
@@ -514,6 +516,9 @@ private:
       return describe(producer) + " takes no fused stores";
     if (from == OpKind::kAnchor && to == OpKind::kAnchor) return anchorsItsOwnKernel(consumer);
     int g = groupOf(producer);
+    if (g >= 0 && groups_[g].rowProgram)
+      return "it is in the row program of " + describe(groups_[g].anchor) +
+             ", whose rows the consumer does not compute";
     if (g >= 0 && groups_[g].anchor && groups_[g].anchor != producer)
       return "it is fused into the store of " + describe(groups_[g].anchor);
     if (g >= 0 && (groupOf(consumer) >= 0 || fusion::kindOf(consumer) == OpKind::kAnchor))

@@ -391,7 +391,8 @@ func.func @spectral_conv_padded_with_ones(%x: tensor<2x4x22xf32>, %w: tensor<4x4
 
 // A cheap op several kernels read is computed again in each instead of
 // written once and read back: x - mean(x) reads x and a column of means,
-// less than twice the difference itself (layer normalization).
+// less than twice the difference itself (a normalization over columns; over
+// rows, a row program computes it all in one kernel).
 // CHECK-LABEL: func.func @recompute_cheap_producer
 // CHECK-NEXT:    %[[M:.*]] = spectral.reduce_mean
 // CHECK-NEXT:    %[[V:.*]] = spectral.fusion %{{.*}}, %[[M]] :
@@ -409,16 +410,16 @@ func.func @spectral_conv_padded_with_ones(%x: tensor<2x4x22xf32>, %w: tensor<4x4
 // CHECK-NEXT:      spectral.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    return %[[N]]
-func.func @recompute_cheap_producer(%h: tensor<16x64xf32>) -> tensor<16x64xf32> {
+func.func @recompute_cheap_producer(%h: tensor<64x16xf32>) -> tensor<64x16xf32> {
   // expected-remark-re @below {{consumer 'spectral.sub' ({{.*}}its result's shape differs from the anchor's}}
-  %mean = spectral.reduce_mean %h axes [1] keepdims : tensor<16x64xf32>
-  %c = spectral.sub %h, %mean : tensor<16x64xf32>, tensor<16x1xf32>
-  %sq = spectral.mul %c, %c : tensor<16x64xf32>, tensor<16x64xf32>
-  %var = spectral.reduce_mean %sq axes [1] keepdims : tensor<16x64xf32>
+  %mean = spectral.reduce_mean %h axes [0] keepdims : tensor<64x16xf32>
+  %c = spectral.sub %h, %mean : tensor<64x16xf32>, tensor<1x16xf32>
+  %sq = spectral.mul %c, %c : tensor<64x16xf32>, tensor<64x16xf32>
+  %var = spectral.reduce_mean %sq axes [0] keepdims : tensor<64x16xf32>
   // expected-remark-re @below {{consumer 'spectral.div' ({{.*}}its result's shape differs from the anchor's}}
-  %std = spectral.sqrt %var : tensor<16x1xf32>
-  %n = spectral.div %c, %std : tensor<16x64xf32>, tensor<16x1xf32>
-  return %n : tensor<16x64xf32>
+  %std = spectral.sqrt %var : tensor<1x16xf32>
+  %n = spectral.div %c, %std : tensor<64x16xf32>, tensor<1x16xf32>
+  return %n : tensor<64x16xf32>
 }
 
 // -----
@@ -445,3 +446,49 @@ func.func @recompute_only_settled(%a: tensor<16x64xf32>)
   return %mx, %y, %sm : tensor<16x1xf32>, tensor<16x64xf32>, tensor<16x1xf32>
 }
 
+// -----
+
+// Rule 3: the store of a 2-D rfft of one image per block takes the mode
+// truncation after it (slices and concats that keep each element in its
+// image); an op moving elements across images is left out.
+// CHECK-LABEL: func.func @rfft2_corners
+// CHECK:         %[[R:.*]]:2 = spectral.fusion %{{.*}} : (tensor<2x3x16x16xf32>) -> (tensor<2x3x4x4xcomplex<f32>>, tensor<2x3x8x4xcomplex<f32>>) {
+// CHECK:           spectral.rfft
+// CHECK-NEXT:      spectral.slice
+// CHECK-NEXT:      spectral.slice
+// CHECK-NEXT:      spectral.concat
+// CHECK-NEXT:      spectral.yield
+// CHECK:         spectral.transpose %[[R]]#0
+func.func @rfft2_corners(%x: tensor<2x3x16x16xf32>)
+    -> (tensor<2x3x8x4xcomplex<f32>>, tensor<3x2x4x4xcomplex<f32>>) {
+  %s = spectral.rfft %x axes [2, 3] : tensor<2x3x16x16xf32>
+  // expected-remark-re @below {{consumer 'spectral.transpose' ({{.*}}its result does not keep the spectrum's images}}
+  %lo = spectral.slice %s start [0, 0, 0, 0] limit [2, 3, 4, 4] : tensor<2x3x16x9xcomplex<f32>>
+  %hi = spectral.slice %s start [0, 0, 12, 0] limit [2, 3, 16, 4] : tensor<2x3x16x9xcomplex<f32>>
+  %c = spectral.concat %lo, %hi axis 2 : tensor<2x3x4x4xcomplex<f32>>, tensor<2x3x4x4xcomplex<f32>>
+  %t = spectral.transpose %lo perm [1, 0, 2, 3] : tensor<2x3x4x4xcomplex<f32>>
+  return %c, %t : tensor<2x3x8x4xcomplex<f32>>, tensor<3x2x4x4xcomplex<f32>>
+}
+
+// -----
+
+// A row program: a row reduction, later row reductions of the same rows and
+// the pointwise ops on rows or on one value per row between and after them
+// (layer norm) are one region; a reduction over another axis is not.
+// CHECK-LABEL: func.func @layer_norm
+// CHECK:         %[[N:.*]] = spectral.fusion
+// CHECK-COUNT-2:   spectral.reduce_mean %{{.*}} axes [1] keepdims
+// CHECK:           spectral.yield
+// CHECK:         spectral.reduce_sum %[[N]] axes [0]
+func.func @layer_norm(%x: tensor<4x32xf32>, %g: tensor<32xf32>) -> tensor<32xf32> {
+  %mean = spectral.reduce_mean %x axes [1] keepdims : tensor<4x32xf32>
+  %d = spectral.sub %x, %mean : tensor<4x32xf32>, tensor<4x1xf32>
+  %sq = spectral.mul %d, %d : tensor<4x32xf32>, tensor<4x32xf32>
+  %var = spectral.reduce_mean %sq axes [1] keepdims : tensor<4x32xf32>
+  %std = spectral.sqrt %var : tensor<4x1xf32>
+  %n = spectral.div %d, %std : tensor<4x32xf32>, tensor<4x1xf32>
+  // expected-remark-re @below {{consumer 'spectral.reduce_sum' ({{.*}}it is in the row program of 'spectral.reduce_mean'}}
+  %o = spectral.mul %n, %g : tensor<4x32xf32>, tensor<32xf32>
+  %col = spectral.reduce_sum %o axes [0] : tensor<4x32xf32>
+  return %col : tensor<32xf32>
+}

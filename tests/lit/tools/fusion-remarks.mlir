@@ -29,8 +29,8 @@ func.func @main(%x: tensor<4x16xcomplex<f32>>) -> tensor<16x4xf32> {
 // FILTER: compile: {{.*}}; 1 kernel:
 // RUN: spectral-run %S/../../../examples/purefft_forward.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=PUREFFT
 // PUREFFT: compile: {{.*}}; 9 kernels:
-// The fusion targets of bench/fusion/ (issue figures: the 2-D FNO layer at most 3).
+// The fusion targets of bench/fusion/ (at most 3 kernels each).
 // RUN: spectral-run %S/../../../bench/fusion/fno2d_layer.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=FNO2D-LAYER
 // FNO2D-LAYER: compile: {{.*}}; 3 kernels:
 // RUN: spectral-run %S/../../../bench/fusion/fnet_block.mlir --device=host --random-inputs --benchmark=1 2>&1 >/dev/null | FileCheck %s --check-prefix=FNET
-// FNET: compile: {{.*}}; 5 kernels:
+// FNET: compile: {{.*}}; 3 kernels:
