@@ -127,12 +127,13 @@ TEST(FusedTransforms, RealTransformsWithBiasAndActivation) {
                 "    %g = spectral.gelu %z : " + y + "\n"
                 "    spectral.yield %g : " + y)),
             1);
-  // rfft of a real part, over two axes (r2c then a complex pass).
-  std::string z = "tensor<3x8x30xcomplex<f32>>", h = "tensor<3x8x16xcomplex<f32>>";
+  // rfft of a real part, over two axes not both last (r2c then a complex
+  // pass; the last two axes are one kernel: RealTransform2DCodegenTest).
+  std::string z = "tensor<8x3x30xcomplex<f32>>", h = "tensor<8x3x16xcomplex<f32>>";
   EXPECT_EQ(expectMatchesReference(fusion(
                 {z}, {h},
                 "    %re = spectral.real %a : " + z + "\n"
-                "    %f = spectral.rfft %re axes [1, 2] norm forward : tensor<3x8x30xf32>\n"
+                "    %f = spectral.rfft %re axes [0, 2] norm forward : tensor<8x3x30xf32>\n"
                 "    %s = spectral.mul %f, %f : " + h + ", " + h + "\n"
                 "    spectral.yield %s : " + h)),
             2);
@@ -209,10 +210,10 @@ TEST(FusedTransforms, OddPackedMultiPassAndBluesteinPaths) {
                                   "    %g = spectral.conj %f : " + c + "\n"
                                   "    spectral.yield %g : " + c));
   // An N-D irfft: the prologue feeds the complex pass that writes the scratch.
-  std::string s3 = "tensor<2x6x5xcomplex<f32>>", x3 = "tensor<2x6x8xf32>";
+  std::string s3 = "tensor<6x2x5xcomplex<f32>>", x3 = "tensor<6x2x8xf32>";
   EXPECT_EQ(expectMatchesReference(fusion({s3}, {x3},
                                           "    %e = spectral.neg %a : " + s3 + "\n"
-                                          "    %y = spectral.irfft %e axes [1, 2] length 8 : " + s3 + "\n"
+                                          "    %y = spectral.irfft %e axes [0, 2] length 8 : " + s3 + "\n"
                                           "    %g = spectral.gelu %y : " + x3 + "\n"
                                           "    spectral.yield %g : " + x3)),
             2);
