@@ -48,6 +48,7 @@ llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &option
     if (options.fuse) {
       FormFusionGroupsOptions fuse;
       fuse.remarks = options.fusionRemarks;
+      fuse.blockPrograms = true;
       pm.addNestedPass<func::FuncOp>(createFormFusionGroups(fuse));
     }
     if (failed(pm.run(module)))

@@ -83,7 +83,7 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     return lowerElementwise(context, group, outputs, buffers);
   }
   for (auto lowerFused :
-       {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D, lowerFusedTransform, lowerFusedRowProgram, lowerFusedReduction,
+       {lowerFusedBlockProgram, lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D, lowerFusedTransform, lowerFusedRowProgram, lowerFusedReduction,
         lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedOptimizerSteps,
         lowerFusedSparse}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);

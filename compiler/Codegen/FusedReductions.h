@@ -83,4 +83,12 @@ llvm::Expected<bool> lowerFusedReduction(CodegenContext &context, mlir::spectral
 llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, mlir::spectral::FusionOp fusion,
                                           llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region of small work (fusion::blockProgramWork) holding two ops
+/// or more that would each be a kernel as one kernel of one block, a stage
+/// per op (FusedBlockProgram.cpp). False, with nothing added to the Program,
+/// when the region has another shape.
+llvm::Expected<bool> lowerFusedBlockProgram(CodegenContext &context,
+                                            mlir::spectral::FusionOp fusion,
+                                            llvm::ArrayRef<mlir::Operation *> ops);
+
 } // namespace spectral::codegen

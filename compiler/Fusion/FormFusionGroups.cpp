@@ -88,7 +88,8 @@ struct Group {
   /// Ops of `ops` the region recomputes from their operands while the
   /// original stays for its other users (neither yielded nor erased here).
   llvm::SmallPtrSet<Operation *, 4> recomputed;
-  bool rowProgram = false;  // row reductions in sequence (formRowGroup)
+  bool rowProgram = false;    // row reductions in sequence (formRowGroup)
+  bool blockProgram = false;  // small work in one block (formBlockPrograms)
 };
 
 /// Bytes of a value's tensor.
@@ -136,6 +137,60 @@ public:
       int id = int(groups_.size());
       group.anchor = &first;
       for (Operation *op : group.ops) groupOf_[op] = id;
+      groups_.push_back(std::move(group));
+    }
+  }
+
+  /// Connected small work in one kernel of one block: from each op a block
+  /// program runs (fusion::blockProgramWork), the later ops that read the
+  /// group's values, then (walking back) the ops whose every use is in the
+  /// group, while the work stays within kMaxBlockProgramWork. Kept when it
+  /// holds two ops or more that would each be a kernel (reductions,
+  /// softmax, losses); a group of elementwise ops is better spread over
+  /// many blocks.
+  void formBlockPrograms() {
+    for (Operation &first : block_.without_terminator()) {
+      if (groupOf_.count(&first) || fusion::kindOf(&first) == OpKind::kConstant ||
+          fusion::blockProgramWork(&first) < 0)
+        continue;
+      int id = int(groups_.size());
+      Group group;
+      group.blockProgram = true;
+      int64_t work = fusion::blockProgramWork(&first);
+      join(group, id, &first);
+      auto fits = [&](Operation *op) {
+        int64_t more = fusion::blockProgramWork(op);
+        return !groupOf_.count(op) && more >= 0 && work + more <= fusion::kMaxBlockProgramWork &&
+               fusion::kindOf(op) != OpKind::kConstant && !closesACycle(group.ops, op);
+      };
+      for (Operation *op = first.getNextNode(); op; op = op->getNextNode()) {
+        if (op->hasTrait<OpTrait::IsTerminator>()) break;
+        bool reads = llvm::any_of(op->getOperands(), [&](Value v) {
+          Operation *def = v.getDefiningOp();
+          return def && group.ops.contains(def);
+        });
+        if (!reads || !fits(op)) continue;
+        work += fusion::blockProgramWork(op);
+        join(group, id, op);
+      }
+      Operation *last = &first;
+      for (Operation *op : group.ops)
+        if (last->isBeforeInBlock(op)) last = op;
+      for (Operation *op = last->getPrevNode(); op; op = op->getPrevNode()) {
+        if (op->use_empty() || !fits(op) ||
+            llvm::any_of(op->getUsers(), [&](Operation *u) { return !group.ops.contains(u); }))
+          continue;
+        work += fusion::blockProgramWork(op);
+        join(group, id, op);
+      }
+      int kernels = llvm::count_if(group.ops, [](Operation *op) {
+        return fusion::kindOf(op) == OpKind::kAnchor;
+      });
+      if (kernels < 2) {
+        for (Operation *op : group.ops) groupOf_.erase(op);
+        continue;
+      }
+      group.anchor = &first;
       groups_.push_back(std::move(group));
     }
   }
@@ -516,6 +571,11 @@ private:
       return describe(producer) + " takes no fused stores";
     if (from == OpKind::kAnchor && to == OpKind::kAnchor) return anchorsItsOwnKernel(consumer);
     int g = groupOf(producer);
+    if (g >= 0 && groups_[g].blockProgram)
+      return "it is in a block program (" + describe(groups_[g].anchor) +
+             " and what it reads or feeds), which the consumer would take beyond " +
+             std::to_string(fusion::kMaxBlockProgramWork) + " element operations, or does "
+             "not run in";
     if (g >= 0 && groups_[g].rowProgram)
       return "it is in the row program of " + describe(groups_[g].anchor) +
              ", whose rows the consumer does not compute";
@@ -601,6 +661,7 @@ struct FormFusionGroups : impl::FormFusionGroupsBase<FormFusionGroups> {
     if (function.isExternal()) return;
     for (Block &block : function.getBody()) {
       Grouping grouping(block);
+      if (blockPrograms) grouping.formBlockPrograms();
       grouping.formStepGroups();
       grouping.formAnchorGroups();
       grouping.formElementwiseChains();

@@ -281,6 +281,24 @@ std::string rowOpRefusal(Operation *op, llvm::ArrayRef<int64_t> rowShape) {
   return "its result is neither a row nor one value per row";
 }
 
+int64_t blockProgramWork(Operation *op) {
+  auto elements = [](Value v) { return cast<ShapedType>(v.getType()).getNumElements(); };
+  auto isRealFloat = [](Value v) {
+    return isa<FloatType>(cast<ShapedType>(v.getType()).getElementType());
+  };
+  OpKind kind = kindOf(op);
+  if (kind == OpKind::kConstant) return 0;
+  if (kind == OpKind::kPointwise || kind == OpKind::kIndexMap)
+    return failureOf(op).empty() ? 0 : -1;
+  if (elements(op->getOperand(0)) == 0) return -1;  // their own kernels say what that means
+  if (isa<sp::ReduceSumOp, sp::ReduceMeanOp, sp::ReduceMaxOp>(op) && isRealFloat(op->getOperand(0)))
+    return elements(op->getOperand(0));
+  if (isa<sp::SoftmaxOp, sp::LogSoftmaxOp, sp::CrossEntropyOp>(op) && isRealFloat(op->getOperand(0)))
+    return 3 * elements(op->getOperand(0));
+  if (isa<sp::MseOp>(op) && isRealFloat(op->getOperand(0))) return 2 * elements(op->getOperand(0));
+  return -1;
+}
+
 bool isSplatConstant(Operation *op) {
   if (kindOf(op) != OpKind::kConstant || op->getNumResults() != 1) return false;
   DenseElementsAttr dense;

@@ -113,6 +113,17 @@ bool isRowReduction(mlir::Operation *op);
 /// result is `rowShape` or `rowShape` with a last dim of 1 (one value per row).
 std::string rowOpRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> rowShape);
 
+/// The most element operations one block program (a kernel of one block
+/// running several reductions, softmaxes and losses in sequence) does.
+constexpr int64_t kMaxBlockProgramWork = int64_t(1) << 20;
+
+/// What a block program spends on `op` (elements its loads read: a
+/// reduction's operand, three passes of softmax and cross_entropy, two of
+/// mse; 0 for elementwise ops and constants, which the loads compute), or
+/// -1 when a block program cannot run it: other op kinds, complex or
+/// integer reductions, an elementwise op that can fail at run time.
+int64_t blockProgramWork(mlir::Operation *op);
+
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
 bool isSplatConstant(mlir::Operation *op);

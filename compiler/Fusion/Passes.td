@@ -17,7 +17,10 @@ def FormFusionGroups : Pass<"spectral-fuse", "mlir::func::FuncOp"> {
   }];
   let options = [
     Option<"remarks", "remarks", "bool", /*default=*/"false",
-           "Remark on every producer/consumer pair left unfused, with the reason">
+           "Remark on every producer/consumer pair left unfused, with the reason">,
+    Option<"blockPrograms", "block-programs", "bool", /*default=*/"false",
+           "Run connected small work (reductions, softmax, losses of at most 2^20 "
+           "element operations in all) as one kernel of one block">
   ];
   let dependentDialects = ["mlir::spectral::SpectralDialect"];
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cstdint>
 #include <cstdarg>
 #include <cstdio>
 #include <set>
@@ -11,16 +12,21 @@ namespace spectral {
 
 const std::vector<RooflineGpu>& roofline_gpus() {
   static const std::vector<RooflineGpu> gpus = {
-      {"A100", 1.555e12, 19.5e12},
-      {"H100 SXM", 3.35e12, 67e12},
+      {"A100", 1.555e12, 19.5e12, 108},
+      {"H100 SXM", 3.35e12, 67e12, 132},
   };
   return gpus;
 }
 
 namespace {
 
-double roofline_seconds(const RooflineGpu& gpu, int64_t bytes, int64_t flops) {
-  return std::max(double(bytes) / gpu.bytes_per_second, double(flops) / gpu.flops_per_second);
+/// The time of moving `bytes` and computing `flops` on the `blocks`' share
+/// of the GPU's SMs (a block runs on one SM; the bandwidth and FLOPs of a
+/// launch of fewer blocks than SMs are taken as theirs).
+double roofline_seconds(const RooflineGpu& gpu, int64_t bytes, int64_t flops, int64_t blocks) {
+  const double share = std::min(1.0, double(std::max<int64_t>(blocks, 1)) / gpu.sms);
+  return std::max(double(bytes) / gpu.bytes_per_second, double(flops) / gpu.flops_per_second) /
+         share;
 }
 
 std::string format(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
@@ -41,8 +47,9 @@ ProgramReport report_program(const Program& program) {
   report.seconds.assign(gpus, 0.0);
   std::vector<int> row_of(program.kernels.size(), -1);
   for (const Step& step : program.steps) {
-    int64_t bytes = 0, flops = 0;
+    int64_t bytes = 0, flops = 0, blocks = INT64_MAX;  // copies and fills use the whole GPU
     if (step.kind == Step::Kind::kLaunch) {
+      blocks = int64_t(step.grid.x) * step.grid.y * step.grid.z;
       const KernelDesc& kernel = program.kernels[step.kernel];
       bytes = kernel.bytes_read + kernel.bytes_written;
       flops = kernel.flops;
@@ -54,7 +61,7 @@ ProgramReport report_program(const Program& program) {
     report.bytes_moved += bytes;
     report.flops += flops;
     for (size_t g = 0; g < gpus; ++g)
-      report.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops);
+      report.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops, blocks);
     if (step.kind != Step::Kind::kLaunch) continue;
     int& row = row_of[step.kernel];
     if (row < 0) {
@@ -70,7 +77,7 @@ ProgramReport report_program(const Program& program) {
     kernel.bytes += bytes;
     kernel.flops += flops;
     for (size_t g = 0; g < gpus; ++g)
-      kernel.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops);
+      kernel.seconds[g] += roofline_seconds(roofline_gpus()[g], bytes, flops, blocks);
   }
 
   std::set<int> counted;  // storage buffers, so a result that is an input counts once
@@ -123,12 +130,12 @@ std::string format_report(const Program& program) {
   text += format("device memory: %" PRId64 " bytes of buffers (%" PRId64
                  " without the memory plan's reuse)\n",
                  r.storage_bytes, r.unplanned_bytes);
-  text += "roofline per run (bandwidth and FLOPs only; each launch also takes a few "
-          "microseconds):";
+  text += "roofline per run (bandwidth and FLOPs only, a launch of fewer blocks than SMs getting "
+          "their share; each launch also takes a few microseconds):";
   for (size_t g = 0; g < gpus.size(); ++g)
-    text += format("%s %s (%.4g TB/s, %.3g TFLOP/s fp32) %.2f us", g ? "," : "", gpus[g].name,
-                   gpus[g].bytes_per_second / 1e12, gpus[g].flops_per_second / 1e12,
-                   r.seconds[g] * 1e6);
+    text += format("%s %s (%.4g TB/s, %.3g TFLOP/s fp32, %d SMs) %.2f us", g ? "," : "",
+                   gpus[g].name, gpus[g].bytes_per_second / 1e12,
+                   gpus[g].flops_per_second / 1e12, gpus[g].sms, r.seconds[g] * 1e6);
   text += "\n";
   return text;
 }

@@ -23,9 +23,11 @@ struct RooflineGpu {
   const char* name;
   double bytes_per_second;
   double flops_per_second;  // fp32, without tensor cores
+  int sms;                  // a launch of fewer blocks gets their share of both
 };
 
-/// A100 (1.555 TB/s, 19.5 TFLOP/s) and H100 SXM (3.35 TB/s, 67 TFLOP/s).
+/// A100 (1.555 TB/s, 19.5 TFLOP/s, 108 SMs) and H100 SXM (3.35 TB/s,
+/// 67 TFLOP/s, 132 SMs).
 const std::vector<RooflineGpu>& roofline_gpus();
 
 struct KernelReport {
