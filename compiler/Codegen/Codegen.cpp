@@ -38,7 +38,7 @@ llvm::Error lowerOp(CodegenContext &context, Operation *op) {
     int buffer = context.newResultBuffer(op->getResult(0));
     return lowerElementwise(context, {op}, {op->getResult(0)}, {buffer});
   }
-  for (auto family : {lowerTransform, lowerReduction, lowerContraction, lowerSparse,
+  for (auto family : {lowerRealTransform2DOp, lowerTransform, lowerReduction, lowerContraction, lowerSparse,
                       lowerTraining}) {
     llvm::Expected<bool> lowered = family(context, op);
     if (!lowered) return lowered.takeError();
@@ -83,7 +83,8 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     return lowerElementwise(context, group, outputs, buffers);
   }
   for (auto lowerFused :
-       {lowerFusedBlockProgram, lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D, lowerFusedTransform, lowerFusedRowProgram, lowerFusedReduction,
+       {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D, lowerFusedTransform,
+        lowerFusedRowProgram, lowerFusedBlockProgram, lowerFusedReduction,
         lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedOptimizerSteps,
         lowerFusedSparse}) {
     llvm::Expected<bool> fused = lowerFused(context, fusion, group);

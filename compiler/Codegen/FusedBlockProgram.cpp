@@ -73,8 +73,10 @@ public:
       : context_(context), fusion_(fusion), ops_(ops.begin(), ops.end()) {}
 
   llvm::Expected<bool> lower() {
+    int64_t work = 0;
     for (Operation *op : ops_) {
-      if (fusion::blockProgramWork(op) < 0) return false;
+      int64_t more = fusion::blockProgramWork(op);
+      if (more < 0 || (work += more) > fusion::kMaxBlockProgramWork) return false;
       (isElementwiseOp(op) ? elementwise_ : stages_).push_back(op);
     }
     if (stages_.size() < 2) return false;

@@ -85,12 +85,10 @@ struct ImageStore {
   std::string accessor;  // struct SpectrumInShared
 };
 
-std::optional<ImageStore> imageStore(CodegenContext &context, sp::FusionOp fusion,
+std::optional<ImageStore> imageStore(CodegenContext &context, llvm::ArrayRef<Value> yielded,
                                      llvm::ArrayRef<Operation *> others, Value spectrum,
                                      const fusion::RealTransform2D &shape,
                                      llvm::ArrayRef<int> outputs) {
-  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
-  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
   std::vector<Operation *> storing = needed(others, yielded);
   llvm::ArrayRef<int64_t> spectrumShape = cast<ShapedType>(spectrum.getType()).getShape();
   // Every value read from the spectrum stays in its image.
@@ -143,7 +141,10 @@ std::optional<ImageStore> imageStore(CodegenContext &context, sp::FusionOp fusio
   end.tag = "_Sepi" + tag;
   end.ops = describeFusedOps(storing);
   end.init = "Epilogue_" + tag + "{" + fields + "nullptr}";
-  std::string members = "  Epilogue_" + tag + " g;\n", writes;
+  // The store also holds the view itself: a yield of the spectrum as it is
+  // is read through it (the group holds only what its ops read).
+  end.init += ", SpectrumInShared{shared, (" + t + ")factor}";
+  std::string members = "  Epilogue_" + tag + " g;\n  SpectrumInShared spectrum;\n", writes;
   int64_t most = 0;
   for (size_t k = 0; k < outputs.size(); ++k) {
     std::string name = "epi_out" + str(int64_t(k)), member = "out" + str(int64_t(k));
@@ -153,8 +154,9 @@ std::optional<ImageStore> imageStore(CodegenContext &context, sp::FusionOp fusio
     end.bytes += bytesOf(context, outputs[k]);
     end.init += ", " + name;
     members += "  " + type + "* " + member + ";\n";
+    std::string value = yielded[k] == spectrum ? "spectrum[i]" : group.calls[k];
     writes += "    if (e < " + str(perImage[k]) + ") {\n      const long long i = (long long)image * " +
-              str(perImage[k]) + " + e;\n      " + member + "[i] = " + group.calls[k] + ";\n    }\n";
+              str(perImage[k]) + " + e;\n      " + member + "[i] = " + value + ";\n    }\n";
     most = std::max(most, perImage[k]);
   }
   const int64_t bins = shape.w / 2 + 1;
@@ -186,8 +188,14 @@ std::vector<int> twiddleTables(ProgramBuilder &builder, const fusion::RealTransf
 
 } // namespace
 
-llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context, sp::FusionOp fusion,
-                                               llvm::ArrayRef<Operation *> ops) {
+namespace {
+
+/// The kernel of `ops` (elementwise ops around one 2-D real transform)
+/// computing `yielded` into the buffers `outputBuffers` gives (asked for
+/// only once the kernel is sure to be made).
+llvm::Expected<bool> lowerRealTransform2D(CodegenContext &context, llvm::ArrayRef<Operation *> ops,
+                                          llvm::ArrayRef<Value> yielded,
+                                          llvm::function_ref<std::vector<int>()> outputBuffers) {
   Operation *anchor = nullptr;
   std::vector<Operation *> before, after;
   for (Operation *op : ops) {
@@ -217,11 +225,11 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context, sp::Fusi
   // buffers aside, which a fallback would make as well).
   std::optional<ElementEnd> load = operandEnd(context, before, operand, "x", "X");
   if (!load) return false;
-  std::vector<int> outputs = fusionOutputs(context, fusion);
+  std::vector<int> outputs = outputBuffers();
   std::string functors, storeInit, definitions = load->definition;
   ElementEnd store;
   if (forward) {
-    std::optional<ImageStore> kept = imageStore(context, fusion, others, result, shape, outputs);
+    std::optional<ImageStore> kept = imageStore(context, yielded, others, result, shape, outputs);
     if (!kept) return false;
     store = kept->end;
     // The view of shared memory comes before the group that holds one.
@@ -231,8 +239,6 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context, sp::Fusi
                kept->functor;
     storeInit = "ImageStore{" + store.init + "}";
   } else {
-    auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
-    std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
     std::optional<StoreGroup> stored = renderStore(context, others, yielded, result, "i");
     if (!stored) return false;
     store = stored->group ? fusedStore(context, *stored->group, stored->ops, outputs)
@@ -287,6 +293,23 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context, sp::Fusi
   builder.launch(kernel, {uint32_t(shape.images), 1, 1}, {uint32_t(shape.threads), 1, 1},
                  uint32_t(shape.sharedBytes(kw)), std::move(args), where);
   return true;
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context, sp::FusionOp fusion,
+                                               llvm::ArrayRef<Operation *> ops) {
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  return lowerRealTransform2D(context, ops, yielded,
+                              [&] { return fusionOutputs(context, fusion); });
+}
+
+llvm::Expected<bool> lowerRealTransform2DOp(CodegenContext &context, Operation *op) {
+  if (!fusion::realTransform2DRefusal(op, nullptr).empty()) return false;
+  Value result = op->getResult(0);
+  return lowerRealTransform2D(context, {op}, {result},
+                              [&] { return std::vector<int>{context.newResultBuffer(result)}; });
 }
 
 } // namespace spectral::codegen

@@ -45,4 +45,8 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context,
                                                mlir::spectral::FusionOp fusion,
                                                llvm::ArrayRef<mlir::Operation *> ops);
 
+/// The same for an rfft or irfft op of its own (not in a region): one
+/// kernel instead of a launch per axis. False when it has another shape.
+llvm::Expected<bool> lowerRealTransform2DOp(CodegenContext &context, mlir::Operation *op);
+
 } // namespace spectral::codegen

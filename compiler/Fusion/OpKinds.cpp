@@ -242,9 +242,12 @@ std::string imageStoreRefusal(Operation *op, llvm::ArrayRef<int64_t> spectrumSha
     bool unitStride = !slice.getStride() ||
                       llvm::all_of(slice.getStride()->drop_back(2), [](int64_t s) { return s == 1; });
     if (leadingZero(slice.getStart()) && unitStride) return "";
-  } else if (auto pad = dyn_cast<sp::PadOp>(op)) {
-    if (leadingZero(pad.getLow()) && leadingZero(pad.getHigh())) return "";
+  } else if (isa<sp::PadOp>(op)) {
+    return "it pads what the store keeps: the consumer's load pads it without writing the zeros";
   } else if (auto concat = dyn_cast<sp::ConcatOp>(op)) {
+    if (llvm::any_of(concat.getInputs(), [&](Value v) { return !fromImages(v); }))
+      return "it joins what the store keeps with values from elsewhere: the consumer's load "
+             "joins them without writing them";
     if (int64_t(concat.getAxis()) >= rank - 2) return "";
   } else if (kindOf(op) == OpKind::kPointwise) {
     for (Value operand : op->getOperands())

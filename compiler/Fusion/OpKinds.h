@@ -95,9 +95,11 @@ std::string realTransform2DRefusal(mlir::Operation *op, RealTransform2D *shape);
 
 /// Why the store of a 2-D real transform of images `[leading..., H, W/2+1]`
 /// cannot compute `op` from values of the images (`fromImages` says which
-/// operands are), or empty: slices, pads and concats that keep every element
-/// in its image (moving it within the last two axes only), and pointwise
-/// ops that broadcast none of those values.
+/// operands are), or empty: slices and concats of those values that keep
+/// every element in its image (moving it within the last two axes only),
+/// and pointwise ops that broadcast none of them. Pads and concats with
+/// other values would write more than the store keeps: they are left to the
+/// consumer's load.
 std::string imageStoreRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> spectrumShape,
                               llvm::function_ref<bool(mlir::Value)> fromImages);
 

@@ -492,3 +492,24 @@ func.func @layer_norm(%x: tensor<4x32xf32>, %g: tensor<32xf32>) -> tensor<32xf32
   %col = spectral.reduce_sum %o axes [0] : tensor<4x32xf32>
   return %col : tensor<32xf32>
 }
+
+// -----
+
+// A low-pass filter: the rfft2's store keeps the low modes; the zero padding
+// back goes to the irfft2's load, which pads without writing the zeros.
+// CHECK-LABEL: func.func @low_pass_2d
+// CHECK:         %[[K:.*]] = spectral.fusion %{{.*}} : (tensor<2x16x16xf32>) -> tensor<2x16x4xcomplex<f32>> {
+// CHECK:           spectral.rfft
+// CHECK-NEXT:      spectral.slice
+// CHECK-NEXT:      spectral.yield
+// CHECK:         spectral.fusion %[[K]] : (tensor<2x16x4xcomplex<f32>>) -> tensor<2x16x16xf32> {
+// CHECK:           spectral.pad
+// CHECK-NEXT:      spectral.irfft
+func.func @low_pass_2d(%x: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
+  %s = spectral.rfft %x axes [1, 2] : tensor<2x16x16xf32>
+  // expected-remark-re @below {{consumer 'spectral.pad' ({{.*}}it pads what the store keeps}}
+  %lo = spectral.slice %s start [0, 0, 0] limit [2, 16, 4] : tensor<2x16x9xcomplex<f32>>
+  %p = spectral.pad %lo low [0, 0, 0] high [0, 0, 5] : tensor<2x16x4xcomplex<f32>>
+  %y = spectral.irfft %p axes [1, 2] length 16 : tensor<2x16x9xcomplex<f32>>
+  return %y : tensor<2x16x16xf32>
+}

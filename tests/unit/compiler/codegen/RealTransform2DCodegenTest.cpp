@@ -132,6 +132,34 @@ TEST(RealTransform2D, InverseOfAWholeSpectrum) {
     EXPECT_EQ(expectMatchesReference(plainInverse(m)), 1) << m.real() << " " << m.norm;
 }
 
+TEST(RealTransform2D, TheSpectrumAsItIsFromAComputedImage) {
+  // Nothing after the transform: the store writes the view of shared memory.
+  for (const Image &m : {Image{{4, 3}, 64, 64}, Image{{2}, 15, 14, "f64", "ortho"}})
+    EXPECT_EQ(expectMatchesReference(fusion({m.real()}, {m.spectrum()},
+                                            "    %t = spectral.tanh %a : " + m.real() + "\n"
+                                            "    %s = spectral.rfft %t " + m.axes() + " norm " +
+                                                m.norm + " : " + m.real() + "\n"
+                                            "    spectral.yield %s : " + m.spectrum())),
+              1)
+        << m.real();
+}
+
+TEST(RealTransform2D, AnOpOfItsOwnIsOneKernel) {
+  for (const Image &m : {Image{{4, 3}, 64, 64}, Image{{5}, 28, 28, "f64", "forward"}}) {
+    EXPECT_EQ(expectMatchesReference(graph("%x: " + m.real(), m.spectrum(),
+                                           "spectral.rfft %x " + m.axes() + " norm " + m.norm +
+                                               " : " + m.real())),
+              1)
+        << m.real();
+    EXPECT_EQ(expectMatchesReference(graph("%x: " + m.spectrum(), m.real(),
+                                           "spectral.irfft %x " + m.axes() + " length " +
+                                               std::to_string(m.w) + " norm " + m.norm + " : " +
+                                               m.spectrum())),
+              1)
+        << m.real();
+  }
+}
+
 TEST(RealTransform2D, OtherShapesGoAxisByAxis) {
   // An odd row length, a prime above 7, an image beyond a block's shared
   // memory: one launch per axis at least, same results.
