@@ -4,8 +4,9 @@
 // mean or max over the last axis, keepdims) of one row shape [..., C], with
 // pointwise ops on rows and on one value per row between and after them
 // (layer norm: mean, centring, variance, normalisation), runs as one kernel:
-// a block per row computes the reductions in order, each from the values
-// before it, and then the region's yields.
+// a warp per row (eight rows per block) up to 1024 columns, a block per row
+// beyond, computes the reductions in order, each from the values before it,
+// and then the region's yields.
 //
 // Each stage is an elementwise group (Elementwise.h) rendered at the flat
 // index i = row * C + c: the reductions already computed are leaves read
@@ -95,19 +96,26 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   int64_t rows = 1;
   for (int64_t d : rowShape.drop_back()) rows *= d;
   if (rows < 1 || rows > INT32_MAX) return false;
-  const int64_t threads = std::min(kMaxRowThreads, std::max<int64_t>(32, (columns + 31) / 32 * 32));
+  // A warp per row and eight rows per block up to 1024 columns (no barrier
+  // inside a reduction), a block of 256 per row beyond.
+  const int64_t blockX = columns <= 1024 ? 32 : kMaxRowThreads, rowsPerBlock = kMaxRowThreads / blockX;
 
   // The leaves: reductions (RowScalar), row-shaped inputs read only by
   // pointwise ops (RowInShared, while they fit), the rest as pointers.
   llvm::MapVector<Value, RowLeaf> leaves;
   std::vector<std::pair<Value, std::string>> accessors;
-  std::string shared, copies;
-  int64_t cachedBytes = 0;
+  std::string shared = "  SPECTRAL_DYNAMIC_SHARED(unsigned char, smem);\n", copies;
+  int64_t cachedBytes = 0, sharedBytes = 0;
   for (size_t k = 0; k < reductions.size(); ++k) {
     Value r = reductions[k]->getResult(0);
     std::string type = cppType(dtypeOf(r.getType()));
-    shared += "  __shared__ " + type + " reduced" + str(int64_t(k)) + ";\n";
-    leaves[r] = {"RowScalar<" + type + ">", "RowScalar<" + type + ">{&reduced" + str(int64_t(k)) + "}"};
+    // Dynamic shared memory: a pointer fetched once (a static __shared__
+    // is a thread-local variable on the host, looked up at every access).
+    shared += "  " + type + "* reduced" + str(int64_t(k)) + " = reinterpret_cast<" + type +
+              "*>(smem + " + str(sharedBytes) + ");\n";
+    sharedBytes += (rowsPerBlock * 8 + 15) / 16 * 16;
+    leaves[r] = {"RowScalar<" + type + ">",
+                 "RowScalar<" + type + ">{reduced" + str(int64_t(k)) + " + threadIdx.y}"};
     accessors.push_back({r, leaves[r].accessor});
   }
   std::vector<std::string> params;
@@ -130,15 +138,18 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
         return !inRegion.contains(user) || fusion::kindOf(user) == fusion::OpKind::kPointwise ||
                fusion::isRowReduction(user);
       });
-      int64_t bytes = bytesOf(dtypeOf(operand.getType()), columns);
+      int64_t bytes = bytesOf(dtypeOf(operand.getType()), columns * rowsPerBlock);
       if (shapeOf(operand) == rowShape && pointwiseReaders &&
           cachedBytes + bytes <= kMaxCachedRowBytes) {
         std::string cache = "row" + str(int64_t(leaves.size()));
-        shared += "  __shared__ " + type + " " + cache + "[" + str(columns) + "];\n";
-        copies += "    " + cache + "[c] = " + name + "[row * " + str(columns) + " + c];\n";
+        shared += "  " + type + "* " + cache + " = reinterpret_cast<" + type + "*>(smem + " +
+                  str(sharedBytes) + ");\n";
+        sharedBytes += (bytes + 15) / 16 * 16;
+        copies += "      " + cache + "[threadIdx.y * " + str(columns) + " + c] = " + name +
+                  "[row * " + str(columns) + " + c];\n";
         cachedBytes += bytes;
-        leaves[operand] = {"RowInShared<" + type + ">",
-                           "RowInShared<" + type + ">{" + cache + "}"};
+        leaves[operand] = {"RowInShared<" + type + ">", "RowInShared<" + type + ">{" + cache +
+                                                            " + threadIdx.y * " + str(columns) + "}"};
         accessors.push_back({operand, leaves[operand].accessor});
       } else {
         leaves[operand] = {"", name};
@@ -172,7 +183,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     tags.push_back(tag);
     return std::move(*group);
   };
-  const std::string c = str(columns), t = str(threads);
+  const std::string c = str(columns), t = str(blockX), rowsText = str(rowsPerBlock);
   for (size_t k = 0; k < reductions.size(); ++k) {
     Operation *reduction = reductions[k];
     std::string init, type = cppType(dtypeOf(reduction->getResult(0).getType()));
@@ -180,12 +191,14 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     if (!group) return false;
     stages += "  {  // " + CodegenContext::describe(reduction) + "\n    const auto g = " + init +
               ";\n    const auto op = " + reduceOp(reduction, type) + ";\n    " + type +
-              " acc = spectral_reduce::fold_strided(op.identity(), (long long)threadIdx.x, " + c +
-              "LL, " + t + "LL, op, [&](long long c) {\n      const long long i = row * " + c +
-              " + c;\n      return (" + type + ")(" + group->calls[0] + ");\n    });\n"
-              "    acc = spectral_reduce::row_reduce<" + t + ", 1>(acc, op);\n"
-              "    if (threadIdx.x == 0) reduced" + str(int64_t(k)) + " = op.finish(acc, " + c +
-              ");\n    __syncthreads();  // every thread reads it next\n  }\n";
+              " acc = op.identity();\n    if (active)\n      acc = spectral_reduce::fold_strided("
+              "acc, (long long)threadIdx.x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
+              "        const long long i = row * " + c + " + c;\n        return (" + type + ")(" +
+              group->calls[0] + ");\n      });\n"
+              "    acc = spectral_reduce::row_reduce<" + t + ", " + rowsText + ">(acc, op);\n"
+              "    if (active && threadIdx.x == 0) reduced" + str(int64_t(k)) +
+              "[threadIdx.y] = op.finish(acc, " + c +
+              ");\n    __syncthreads();  // the row's other threads read it next\n  }\n";
   }
   std::string init;
   std::optional<FusedGroup> out = render(yielded, "Rows", &init);
@@ -201,7 +214,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     (shapeOf(yielded[k]) == rowShape ? rowWrites : scalarWrites) +=
         "      " + name + "[i] = " + out->calls[k] + ";\n";
   }
-  stages += "  {\n    const auto g = " + init + ";\n";
+  stages += "  if (active) {\n    const auto g = " + init + ";\n";
   if (!rowWrites.empty())
     stages += "    for (long long c = threadIdx.x; c < " + c + "; c += " + t +
               ") {\n      const long long i = row * " + c + " + c;\n" + rowWrites + "    }\n";
@@ -209,32 +222,34 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     stages += "    if (threadIdx.x == 0) {\n      const long long i = row;\n" + scalarWrites + "    }\n";
   stages += "  }\n";
 
-  std::string body = shared + "  const long long row = blockIdx.x;\n";
+  std::string body = shared + "  const long long row = (long long)blockIdx.x * " + rowsText +
+                     " + threadIdx.y;\n  const bool active = row < " + str(rows) + ";\n";
   // No barrier after the copy: every stage reads a cached row at the column
   // it computes, in the same strided loop, so each thread reads back only
   // what it copied itself.
   if (!copies.empty())
-    body += "  for (long long c = threadIdx.x; c < " + c + "; c += " + t + ") {\n" + copies +
-            "  }\n";
+    body += "  if (active)\n    for (long long c = threadIdx.x; c < " + c + "; c += " + t +
+            ") {\n" + copies + "    }\n";
   body += stages;
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
                       tags.back();
   std::string prelude =
       "#include \"elementwise.cuh\"\n\nnamespace {\n"
-      "/// One value per row: this block's, in shared memory (any index of its row).\n"
+      "/// One value per row: this block row's, in shared memory (any index of its row).\n"
       "template <typename T>\nstruct RowScalar {\n  const T* value;\n"
       "  __device__ __forceinline__ T operator[](long long) const { return *value; }\n};\n"
-      "/// A row-shaped input: this block's row, copied into shared memory.\n"
+      "/// A row-shaped input: this block row's row, copied into shared memory.\n"
       "template <typename T>\nstruct RowInShared {\n  const T* row;\n"
       "  __device__ __forceinline__ T operator[](long long j) const { return row[j % " + c +
       "]; }\n};\n" + definitions + "}  // namespace\n\n";
-  KernelSource unit = boundedUnit("reduce.cuh", entry, int(threads), llvm::join(params, ", "),
-                                  body, prelude);
+  KernelSource unit = boundedUnit("reduce.cuh", entry, int(kMaxRowThreads),
+                                  llvm::join(params, ", "), body, prelude);
   std::vector<Operation *> computed(ops.begin(), ops.end());
   std::string where = describeFusedOps(computed);
   int kernel = context.builder.addKernel(unit, where, bytesRead, bytesWritten);
-  context.builder.launch(kernel, {uint32_t(rows), 1, 1}, {uint32_t(threads), 1, 1}, 0,
+  context.builder.launch(kernel, {uint32_t((rows + rowsPerBlock - 1) / rowsPerBlock), 1, 1},
+                         {uint32_t(blockX), uint32_t(rowsPerBlock), 1}, uint32_t(sharedBytes),
                          std::move(args), where);
   return true;
 }

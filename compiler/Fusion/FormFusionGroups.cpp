@@ -151,7 +151,7 @@ public:
   void formBlockPrograms() {
     for (Operation &first : block_.without_terminator()) {
       if (groupOf_.count(&first) || fusion::kindOf(&first) == OpKind::kConstant ||
-          fusion::blockProgramWork(&first) < 0)
+          fusion::blockProgramWork(&first) < 0 || readsALargerAnchor(&first))
         continue;
       int id = int(groups_.size());
       Group group;
@@ -161,7 +161,8 @@ public:
       auto fits = [&](Operation *op) {
         int64_t more = fusion::blockProgramWork(op);
         return !groupOf_.count(op) && more >= 0 && work + more <= fusion::kMaxBlockProgramWork &&
-               fusion::kindOf(op) != OpKind::kConstant && !closesACycle(group.ops, op);
+               fusion::kindOf(op) != OpKind::kConstant && !readsALargerAnchor(op) &&
+               !closesACycle(group.ops, op);
       };
       for (Operation *op = first.getNextNode(); op; op = op->getNextNode()) {
         if (op->hasTrait<OpTrait::IsTerminator>()) break;
@@ -193,6 +194,18 @@ public:
       group.anchor = &first;
       groups_.push_back(std::move(group));
     }
+  }
+
+  /// Whether elementwise `op` reads the result of an anchor a block program
+  /// does not run (a transform, a contraction) whose store can compute it:
+  /// it is left to that store (an FNet block's residual after its FFT).
+  static bool readsALargerAnchor(Operation *op) {
+    if (!fusion::isElementwise(op)) return false;
+    return llvm::any_of(op->getOperands(), [](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && fusion::kindOf(def) == OpKind::kAnchor && fusion::blockProgramWork(def) < 0 &&
+             fusion::takesFusedStore(def);
+    });
   }
 
   void formAnchorGroups() {
