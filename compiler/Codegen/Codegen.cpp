@@ -38,7 +38,7 @@ llvm::Error lowerOp(CodegenContext &context, Operation *op) {
     int buffer = context.newResultBuffer(op->getResult(0));
     return lowerElementwise(context, {op}, {op->getResult(0)}, {buffer});
   }
-  for (auto family : {lowerRealTransform2DOp, lowerTransform, lowerReduction, lowerContraction, lowerSparse,
+  for (auto family : {lowerRealTransform2DOp, lowerTransform, lowerLossInOneBlock, lowerReduction, lowerContraction, lowerSparse,
                       lowerTraining}) {
     llvm::Expected<bool> lowered = family(context, op);
     if (!lowered) return lowered.takeError();

@@ -69,8 +69,14 @@ struct Operand {
 
 class BlockProgram {
 public:
-  BlockProgram(CodegenContext &context, sp::FusionOp fusion, llvm::ArrayRef<Operation *> ops)
-      : context_(context), fusion_(fusion), ops_(ops.begin(), ops.end()) {}
+  /// `ops` computing `yielded` into the buffers `outputBuffers` gives (asked
+  /// for only once the kernel is sure to be made); `stagesWanted`: the
+  /// fewest stages worth a block program.
+  BlockProgram(CodegenContext &context, llvm::ArrayRef<Operation *> ops,
+               llvm::ArrayRef<Value> yielded, llvm::function_ref<std::vector<int>()> outputBuffers,
+               size_t stagesWanted)
+      : context_(context), ops_(ops.begin(), ops.end()), yielded_(yielded.begin(), yielded.end()),
+        outputBuffers_(outputBuffers), stagesWanted_(stagesWanted) {}
 
   llvm::Expected<bool> lower() {
     int64_t work = 0;
@@ -79,11 +85,9 @@ public:
       if (more < 0 || (work += more) > fusion::kMaxBlockProgramWork) return false;
       (isElementwiseOp(op) ? elementwise_ : stages_).push_back(op);
     }
-    if (stages_.size() < 2) return false;
+    if (stages_.empty() || stages_.size() < stagesWanted_) return false;
     int failing = llvm::count_if(stages_, [](Operation *op) { return isa<sp::CrossEntropyOp>(op); });
     if (failing > 1) return false;  // one error word per launch
-    auto yield = cast<sp::YieldOp>(fusion_.getRegion().front().getTerminator());
-    yielded_.assign(yield.getValues().begin(), yield.getValues().end());
     llvm::DenseSet<Operation *> inRegion(ops_.begin(), ops_.end());
     for (Value value : yielded_)
       if (!value.getDefiningOp() || !inRegion.contains(value.getDefiningOp()) ||
@@ -102,7 +106,7 @@ public:
     code += *tail;
 
     // Buffers: stage results yielded go to the outputs, others to scratch.
-    std::vector<int> outputs = fusionOutputs(context_, fusion_);
+    std::vector<int> outputs = outputBuffers_();
     for (Operation *stage : stages_) {
       Value result = stage->getResult(0);
       auto found = llvm::find(yielded_, result);
@@ -117,7 +121,8 @@ public:
     std::vector<StepArg> args;
     int64_t bytesRead = 0, bytesWritten = 0;
     for (auto &[value, name] : names_) {
-      if (!context_.hasBuffer(value)) return CodegenContext::error(fusion_, "block program: " + name + " has no buffer");
+      if (!context_.hasBuffer(value))
+        return CodegenContext::error(stages_.front(), "block program: " + name + " has no buffer");
       int buffer = context_.bufferOf(value);
       bool written = written_.contains(value);
       params.push_back(std::string(written ? "" : "const ") + cppType(dtypeOf(value.getType())) +
@@ -294,9 +299,11 @@ private:
   }
 
   CodegenContext &context_;
-  sp::FusionOp fusion_;
+
   std::vector<Operation *> ops_, elementwise_, stages_;
   std::vector<Value> yielded_;
+  llvm::function_ref<std::vector<int>()> outputBuffers_;
+  size_t stagesWanted_;
   llvm::MapVector<Value, std::string> names_;  // the buffers the kernel reads or writes
   llvm::DenseSet<Value> written_;
   std::string definitions_;
@@ -308,7 +315,22 @@ private:
 
 llvm::Expected<bool> lowerFusedBlockProgram(CodegenContext &context, sp::FusionOp fusion,
                                             llvm::ArrayRef<Operation *> ops) {
-  return BlockProgram(context, fusion, ops).lower();
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  // One loss alone too: it is one launch here, two in its own kernels.
+  bool oneLoss = llvm::count_if(ops, [](Operation *op) { return !isElementwiseOp(op); }) == 1 &&
+                 llvm::any_of(ops, [](Operation *op) { return isa<sp::CrossEntropyOp, sp::MseOp>(op); });
+  return BlockProgram(context, ops, yielded, [&] { return fusionOutputs(context, fusion); },
+                      oneLoss ? 1 : 2)
+      .lower();
+}
+
+llvm::Expected<bool> lowerLossInOneBlock(CodegenContext &context, Operation *op) {
+  if (!isa<sp::CrossEntropyOp, sp::MseOp>(op)) return false;
+  Value result = op->getResult(0);
+  return BlockProgram(context, {op}, {result},
+                      [&] { return std::vector<int>{context.newResultBuffer(result)}; }, 1)
+      .lower();
 }
 
 } // namespace spectral::codegen

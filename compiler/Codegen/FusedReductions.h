@@ -91,4 +91,9 @@ llvm::Expected<bool> lowerFusedBlockProgram(CodegenContext &context,
                                             mlir::spectral::FusionOp fusion,
                                             llvm::ArrayRef<mlir::Operation *> ops);
 
+/// A cross_entropy or mse op of its own whose work fits a block program as
+/// one launch of one block (two launches otherwise: per-row or partial
+/// sums, then their mean). False for other ops and larger work.
+llvm::Expected<bool> lowerLossInOneBlock(CodegenContext &context, mlir::Operation *op);
+
 } // namespace spectral::codegen
