@@ -180,11 +180,20 @@ llvm::Expected<Program> compileFunction(func::FuncOp function) {
   ProgramBuilder builder(function.getSymName().str());
   CodegenContext context(builder);
   Block &body = function.getBody().front();
-  for (BlockArgument argument : body.getArguments())
-    context.setBuffer(argument, builder.addBuffer("arg" + std::to_string(argument.getArgNumber()),
-                                                  dtypeOf(argument.getType()),
-                                                  shapeOf(argument.getType()),
-                                                  BufferRole::kInput));
+  for (BlockArgument argument : body.getArguments()) {
+    int buffer = builder.addBuffer("arg" + std::to_string(argument.getArgNumber()),
+                                   dtypeOf(argument.getType()), shapeOf(argument.getType()),
+                                   BufferRole::kInput);
+    // {spectral.donated}: the caller gives the argument's bytes to the run.
+    if (Attribute donated = function.getArgAttr(argument.getArgNumber(), kDonatedAttr)) {
+      if (!isa<UnitAttr>(donated))
+        return llvm::createStringError("argument #" + std::to_string(argument.getArgNumber()) +
+                                       " of @" + function.getSymName().str() + ": " +
+                                       std::string(kDonatedAttr) + " takes no value");
+      builder.program().buffers[buffer].donated = true;
+    }
+    context.setBuffer(argument, buffer);
+  }
   llvm::SmallVector<Value> results;
   if (llvm::Error error = lowerBlock(context, body, &results)) return error;
   for (Value result : results) builder.program().outputs.push_back(context.bufferOf(result));

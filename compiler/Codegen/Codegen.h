@@ -16,6 +16,11 @@
 
 namespace spectral::codegen {
 
+/// The argument attribute that donates an argument's bytes to the run (a
+/// parameter or optimizer state a step replaces): `%w: tensor<...>
+/// {spectral.donated}`. The memory plan may then update it in place.
+constexpr const char *kDonatedAttr = "spectral.donated";
+
 /// The Program computing `function`; errors are located at the op at fault.
 llvm::Expected<Program> compileFunction(mlir::func::FuncOp function);
 

@@ -125,6 +125,10 @@ void ProgramBuilder::launch(int kernel, Dim3 grid, Dim3 block, uint32_t sharedBy
   program_.steps.push_back(std::move(step));
 }
 
+void ProgramBuilder::inPlace(int read, int written) {
+  program_.steps.back().in_place.push_back({read, written});
+}
+
 void ProgramBuilder::copy(int source, int target, std::string op) {
   Step step;
   step.kind = Step::Kind::kCopy;

@@ -41,6 +41,9 @@ public:
   void launch(int kernel, Dim3 grid, Dim3 block, uint32_t sharedBytes,
               std::vector<StepArg> args, std::string op, int errorWord = -1,
               std::string errorMessage = {});
+  /// Marks args `read` and `written` of the last launch as computed element
+  /// by element (Step::in_place).
+  void inPlace(int read, int written);
   void copy(int source, int target, std::string op);
   void zero(int target, std::string op);
 

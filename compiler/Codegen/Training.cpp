@@ -110,18 +110,30 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
   std::vector<std::string> params;
   std::vector<StepArg> args;
   std::vector<StepTensor> tensors;
+  std::vector<std::pair<int, int>> inPlace;  // (read, written) args of donated state
   int64_t read = 0, written = 0, chunks = 1;
   std::string shapes;
+  // A donated argument (a parameter, optimizer state) may be written over by
+  // its update: neither pointer is __restrict__ then.
+  auto donated = [&](Value value) {
+    return context.builder.program().buffers[context.bufferOf(value)].donated;
+  };
   auto input = [&](Value value, const std::string &name) {
     int buffer = context.bufferOf(value);
-    params.push_back("const " + t + "* __restrict__ " + name);
+    params.push_back("const " + t + (donated(value) ? "* " : "* __restrict__ ") + name);
     args.push_back(StepArg::of_buffer(buffer));
     read += bytesOf(context, buffer);
     return name;
   };
-  auto output = [&](Value value, const std::string &name) {
+  auto output = [&](Value value, const std::string &name, Value state) {
     int buffer = context.newResultBuffer(value);
-    params.push_back(t + "* __restrict__ " + name);
+    if (donated(state)) {
+      auto from = llvm::find_if(args, [&](const StepArg &arg) {
+        return arg.kind == StepArg::Kind::kBuffer && arg.buffer == context.bufferOf(state);
+      });
+      inPlace.push_back({int(from - args.begin()), int(args.size())});
+    }
+    params.push_back(t + (donated(state) ? "* " : "* __restrict__ ") + name);
     args.push_back(StepArg::of_buffer(buffer));
     written += bytesOf(context, buffer);
     return name;
@@ -143,9 +155,9 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
     }
     tensor.m = velocity ? input(op->getOperand(2), "m" + n) : "nullptr";
     tensor.v = adam ? input(op->getOperand(3), "v" + n) : "nullptr";
-    tensor.newP = output(op->getResult(0), "np" + n);
-    tensor.newM = velocity ? output(op->getResult(1), "nm" + n) : "nullptr";
-    tensor.newV = adam ? output(op->getResult(2), "nv" + n) : "nullptr";
+    tensor.newP = output(op->getResult(0), "np" + n, op->getOperand(0));
+    tensor.newM = velocity ? output(op->getResult(1), "nm" + n, op->getOperand(2)) : "nullptr";
+    tensor.newV = adam ? output(op->getResult(2), "nv" + n, op->getOperand(3)) : "nullptr";
     tensors.push_back(tensor);
   }
 
@@ -219,6 +231,7 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
   builder.launch(kernel, {uint32_t(chunks), uint32_t(tensors.size()), 1}, {kThreads, 1, 1}, 0,
                  std::move(args), description, error,
                  adam ? "step must be >= 1 (the count of updates so far, 1-based)" : "");
+  for (auto [from, to] : inPlace) builder.inPlace(from, to);
   return llvm::Error::success();
 }
 

@@ -44,12 +44,47 @@ struct Slot {
   std::vector<int> members;
 };
 
+/// Results written in place over donated inputs: a launch's (read, written)
+/// pair (Step::in_place) whose read buffer is a donated input that no later
+/// step reads and that is not a result, whose written buffer is a temporary
+/// of the same type and size, and which the launch passes once. The written
+/// buffer becomes an alias of the input; returns how many did.
+int planInPlace(Program &program, std::vector<Life> &life) {
+  int updated = 0;
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const Step &step = program.steps[s];
+    for (auto [read, written] : step.in_place) {
+      const int in = step.args[read].buffer, out = step.args[written].buffer;
+      BufferDesc &source = program.buffers[in], &target = program.buffers[out];
+      auto passes = [&](int buffer) {
+        return std::count_if(step.args.begin(), step.args.end(), [&](const StepArg &arg) {
+          return arg.kind == StepArg::Kind::kBuffer && program.storage_of(arg.buffer) == buffer;
+        });
+      };
+      bool result = std::any_of(program.outputs.begin(), program.outputs.end(),
+                                [&](int o) { return program.storage_of(o) == in; });
+      if (source.role != BufferRole::kInput || !source.donated || result ||
+          life[in].last != int(s) || target.role != BufferRole::kTemporary ||
+          target.dtype != source.dtype || target.bytes() != source.bytes() || passes(in) != 1 ||
+          passes(out) != 1 || life[out].pinned)
+        continue;
+      target.role = BufferRole::kAlias;
+      target.view_of = in;
+      life[in].last = life[out].last;
+      life[out] = Life{};
+      ++updated;
+    }
+  }
+  return updated;
+}
+
 } // namespace
 
 BufferPlanStats planBuffers(Program &program) {
   BufferPlanStats stats;
   stats.bytes_before = program.storage_bytes();
   std::vector<Life> life = lives(program);
+  stats.in_place = planInPlace(program, life);
   std::vector<int> order;
   for (size_t id = 0; id < program.buffers.size(); ++id) {
     if (program.buffers[id].role != BufferRole::kTemporary) continue;

@@ -7,7 +7,10 @@
 // largest member of its slot, so the Program allocates one buffer per slot.
 // Inputs, constants and error words (read after the last step) keep their
 // own storage; a view lives as long as what it views, and one step touching
-// two buffers keeps them apart, so a kernel never reads what it writes.
+// two buffers keeps them apart, so a kernel never reads what it writes --
+// except a donated input (BufferDesc::donated) that a launch reads and
+// writes element by element as its last reader (Step::in_place): the result
+// then takes the input's storage (a parameter updated in place).
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -23,6 +26,7 @@ struct BufferPlanStats {
   int64_t bytes_after = 0;   // and after
   int temporaries = 0;       // temporaries with storage of their own before
   int allocations = 0;       // and after
+  int in_place = 0;          // results written over donated inputs
 };
 
 /// Lends the storage of temporaries whose lives have ended to later ones.

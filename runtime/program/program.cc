@@ -88,8 +88,11 @@ Status Program::validate() const {
         return Status::error(name + " views a buffer of another size");
     }
     if (b.role == BufferRole::kAlias) {
-      if (!valid_id(b.view_of, count) || buffers[b.view_of].role != BufferRole::kTemporary)
-        return Status::error(name + " is lent the bytes of a buffer that is not a temporary");
+      if (!valid_id(b.view_of, count) ||
+          !(buffers[b.view_of].role == BufferRole::kTemporary ||
+            (buffers[b.view_of].role == BufferRole::kInput && buffers[b.view_of].donated)))
+        return Status::error(name + " is lent the bytes of a buffer that is not a temporary or "
+                                    "a donated input");
       if (buffers[b.view_of].bytes() < b.bytes())
         return Status::error(name + " is lent the bytes of a smaller buffer");
     }
@@ -137,6 +140,12 @@ Status Program::validate() const {
           return Status::error(step_name(s, step) + " shares its error word with step " +
                                std::to_string(error_word_owner[step.error_word]));
         if (step.error_word >= 0) error_word_owner[step.error_word] = int(s);
+        for (auto [read, written] : step.in_place)
+          if (!valid_id(read, step.args.size()) || !valid_id(written, step.args.size()) ||
+              step.args[read].kind != StepArg::Kind::kBuffer ||
+              step.args[written].kind != StepArg::Kind::kBuffer)
+            return Status::error(step_name(s, step) + " names an in-place pair that is not two "
+                                                      "buffer arguments");
         break;
       case Step::Kind::kCopy:
         if (!valid_id(step.source, count) || !valid_id(step.target, count))

@@ -36,7 +36,8 @@ enum class BufferRole : uint8_t {
   kTemporary,  // written and read by steps of one run
   kView,       // the bytes of `view_of`, seen with another shape
   kAlias,      // a temporary lent the first bytes of `view_of`, a temporary no step
-               // uses while this one is live (the memory plan, compiler/Planning/BufferPlan.h)
+               // uses while this one is live, or a donated input whose last reader
+               // writes this one in place (the memory plan, compiler/Planning/BufferPlan.h)
 };
 
 struct BufferDesc {
@@ -47,6 +48,10 @@ struct BufferDesc {
   int view_of = -1;  // kView: the buffer whose bytes it shares (not a view); kAlias: the
                      // temporary that lends them
   int constant = -1; // kConstant: index into Program::constants
+  /// kInput: the caller gives its bytes to the run (a parameter or optimizer
+  /// state it replaces with a result): the step that reads it last may write
+  /// a result over it in place. Its contents after a run are unspecified.
+  bool donated = false;
   int64_t bytes() const;
   int64_t elements() const;
   /// Whether its byte size is at most kMaxBufferBytes (bytes() and
@@ -99,6 +104,11 @@ struct Step {
   std::string op;
   /// What an error word means: "index out of range" with the position appended.
   std::string error_message;
+  /// Pairs (read, written) of indices into `args`: buffers the launch reads
+  /// and writes element by element (element i written only by the thread
+  /// that read element i, after reading it, and read nowhere else in the
+  /// launch), so the written one may take the read one's storage.
+  std::vector<std::pair<int, int>> in_place;
 };
 
 struct Program {
