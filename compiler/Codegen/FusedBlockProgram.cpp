@@ -29,6 +29,9 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdio>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -82,6 +85,10 @@ public:
     int64_t work = 0;
     for (Operation *op : ops_) {
       int64_t more = fusion::blockProgramWork(op);
+      // An elementwise value is computed where a stage reads it (that
+      // stage's work), and once per element when it is yielded.
+      if (more >= 0 && isElementwiseOp(op) && llvm::is_contained(yielded_, op->getResult(0)))
+        more = elementCount(op->getResult(0));
       if (more < 0 || (work += more) > fusion::kMaxBlockProgramWork) return false;
       (isElementwiseOp(op) ? elementwise_ : stages_).push_back(op);
     }
@@ -141,8 +148,12 @@ public:
     } else {
       args.push_back(StepArg::i64(0));
     }
-    std::string entry = "block_" + std::string(shortName(dtypeOf(stages_.front()->getOperand(0).getType()))) +
-                        "_" + str(int64_t(stages_.size())) + "stages_" + tags_.back();
+    char digest[9];  // of everything the kernel computes, not of one stage
+    std::snprintf(digest, sizeof digest, "%08x",
+                  unsigned(llvm::xxh3_64bits(definitions_ + code) & 0xffffffffu));
+    std::string entry =
+        "block_" + std::string(shortName(dtypeOf(stages_.front()->getOperand(0).getType()))) + "_" +
+        str(int64_t(stages_.size())) + "stages_" + digest;
     KernelSource unit = boundedUnit("loss.cuh", entry, int(kBlock), llvm::join(params, ", "), code,
                                     "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n\n"
                                     "namespace {\n" + definitions_ + "}  // namespace\n\n");

@@ -29,6 +29,9 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/xxhash.h"
+
+#include <cstdio>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -134,10 +137,20 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
       params.push_back("const " + type + "* __restrict__ " + name);
       args.push_back(StepArg::of_buffer(buffer));
       bytesRead += bytesOf(context, buffer);
-      bool pointwiseReaders = llvm::all_of(operand.getUsers(), [&](Operation *user) {
-        return !inRegion.contains(user) || fusion::kindOf(user) == fusion::OpKind::kPointwise ||
-               fusion::isRowReduction(user);
-      });
+      // Cached only when every op of the region computed from it reads at
+      // the element it computes (pointwise ops, the reductions' loads): an
+      // index map downstream would read other columns of the row, or other
+      // rows, which the cache of this row does not hold (and another
+      // thread's copy of a column is not ordered before the read).
+      bool pointwiseReaders = true;
+      llvm::DenseSet<Value> downstream{operand};
+      for (Operation *op : ops) {
+        if (llvm::none_of(op->getOperands(), [&](Value v) { return downstream.contains(v); }))
+          continue;
+        if (fusion::kindOf(op) != fusion::OpKind::kPointwise && !fusion::isRowReduction(op))
+          pointwiseReaders = false;
+        if (!fusion::isRowReduction(op)) downstream.insert(op->getResult(0));
+      }
       int64_t bytes = bytesOf(dtypeOf(operand.getType()), columns * rowsPerBlock);
       if (shapeOf(operand) == rowShape && pointwiseReaders &&
           cachedBytes + bytes <= kMaxCachedRowBytes) {
@@ -179,7 +192,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     std::string tag = nameAfterText(*group, name), fields;
     for (Value leaf : group->leaves) fields += leaves.lookup(leaf).init + ", ";
     *init = name + "_" + tag + "{" + fields + "nullptr}";
-    definitions += group->definition;
+    if (!llvm::is_contained(tags, tag)) definitions += group->definition;  // same text, same tag
     tags.push_back(tag);
     return std::move(*group);
   };
@@ -232,8 +245,11 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
             ") {\n" + copies + "    }\n";
   body += stages;
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
+  char digest[9];  // of everything the kernel computes, not of one stage
+  std::snprintf(digest, sizeof digest, "%08x",
+                unsigned(llvm::xxh3_64bits(definitions + body) & 0xffffffffu));
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
-                      tags.back();
+                      digest;
   std::string prelude =
       "#include \"elementwise.cuh\"\n\nnamespace {\n"
       "/// One value per row: this block row's, in shared memory (any index of its row).\n"

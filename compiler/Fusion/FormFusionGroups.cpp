@@ -187,7 +187,12 @@ public:
       int kernels = llvm::count_if(group.ops, [](Operation *op) {
         return fusion::kindOf(op) == OpKind::kAnchor;
       });
-      if (kernels < 2) {
+      // An elementwise value used outside is written once per element.
+      for (Operation *op : group.ops)
+        if (fusion::isElementwise(op) &&
+            llvm::any_of(op->getUsers(), [&](Operation *u) { return !group.ops.contains(u); }))
+          work += cast<ShapedType>(op->getResult(0).getType()).getNumElements();
+      if (kernels < 2 || work > fusion::kMaxBlockProgramWork) {
         for (Operation *op : group.ops) groupOf_.erase(op);
         continue;
       }

@@ -71,6 +71,21 @@ TEST(BlockProgram, ALabelOutOfRangeNamesItsRow) {
   EXPECT_NE(error.find("spectral.cross_entropy"), std::string::npos) << error;
 }
 
+TEST(BlockProgram, ALargeYieldIsNotOneBlocksWork) {
+  // Two small reductions and a 1024 x 1024 exp yielded from one region: the
+  // exp alone is 2^20 element operations, beyond a block program (review:
+  // it ran in one block); the region goes its own ways, with the same results.
+  const std::string big = "tensor<1024x1024xf32>", small = "tensor<16xf32>";
+  EXPECT_GT(expectMatchesReference(fusion(
+                {big, small}, {big, "tensor<f32>"},
+                "    %e = spectral.exp %a : " + big + "\n"
+                "    %s = spectral.reduce_sum %b axes [0] : " + small + "\n"
+                "    %m = spectral.reduce_max %b axes [0] : " + small + "\n"
+                "    %pr = spectral.mul %s, %m : tensor<f32>, tensor<f32>\n"
+                "    spectral.yield %e, %pr : " + big + ", tensor<f32>")),
+            1);
+}
+
 class BlockProgramNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BlockProgramNvrtc, UnitsCompileWithoutSpills) {

@@ -85,6 +85,41 @@ TEST(RowProgram, RowsBeyondTheCacheAreReadFromMemory) {
             1);
 }
 
+TEST(RowProgram, AnInputReadAtOtherColumnsIsNotCached) {
+  // A roll of the row by one column (slices and a concat) before the layer
+  // norm: the row cache would give a thread a column another thread copies
+  // (review: wrong results without the check); read from memory instead.
+  const std::string x = "tensor<8x40xf32>", s = "tensor<8x1xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion(
+                {x}, {x},
+                "    %y = spectral.neg %a : " + x + "\n"
+                "    %l = spectral.slice %y start [0, 1] limit [8, 40] : " + x + "\n"
+                "    %h = spectral.slice %y start [0, 0] limit [8, 1] : " + x + "\n"
+                "    %r = spectral.concat %l, %h axis 1 : tensor<8x39xf32>, tensor<8x1xf32>\n"
+                "    %mean = spectral.reduce_mean %r axes [1] keepdims : " + x + "\n"
+                "    %d = spectral.sub %r, %mean : " + x + ", " + s + "\n"
+                "    %sq = spectral.mul %d, %d : " + x + ", " + x + "\n"
+                "    %var = spectral.reduce_mean %sq axes [1] keepdims : " + x + "\n"
+                "    %n = spectral.div %d, %var : " + x + ", " + s + "\n"
+                "    spectral.yield %n : " + x)),
+            1);
+}
+
+TEST(RowProgram, ReductionsOfTheSameValues) {
+  // Two stages of the same text share one definition (review: it was
+  // defined twice and the kernel did not compile).
+  const std::string x = "tensor<64x100xf32>", s = "tensor<64x1xf32>";
+  EXPECT_EQ(expectMatchesReference(fusion(
+                {x}, {x},
+                "    %e = spectral.exp %a : " + x + "\n"
+                "    %mean = spectral.reduce_mean %e axes [1] keepdims : " + x + "\n"
+                "    %mx = spectral.reduce_max %e axes [1] keepdims : " + x + "\n"
+                "    %d = spectral.sub %e, %mean : " + x + ", " + s + "\n"
+                "    %n = spectral.div %d, %mx : " + x + ", " + s + "\n"
+                "    spectral.yield %n : " + x)),
+            1);
+}
+
 TEST(RowProgram, OtherShapesGoTheirOwnWay) {
   // Reductions over another axis: not rows, and too much work (2 x 2^20
   // element operations) for a block program; still the right results.
