@@ -10,7 +10,7 @@
 // 8 rows of 1024 points: 5 * 1024 * log2(1024) * 8 FLOPs; the table of
 // 1024 complex<f32> twiddles is read with the 64 KiB operand and written.
 // Its 8 blocks get 8/108 of an A100 and 8/132 of an H100.
-// UNFUSED-NEXT: fft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600{{ +}}2.94{{ +}}2.42{{ +}}1.37{{ +}}spectral.fft ({{.*}}report.mlir:[[@LINE+29]]:8)
+// UNFUSED-NEXT: fft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600{{ +}}2.94{{ +}}2.42{{ +}}1.37{{ +}}spectral.fft ({{.*}}report.mlir:[[@LINE+39]]:8)
 // A complex multiply is 6 FLOPs, a complex exp 8.
 // UNFUSED-NEXT: ew_mul_c64_8x1024{{ +}}1{{ +}}196608{{ +}}49152{{ +}}0.25
 // UNFUSED-NEXT: ew_exp_c64_8x1024{{ +}}1{{ +}}131072{{ +}}65536{{ +}}0.50
@@ -32,6 +32,16 @@
 // FUSED:      fft_roundtrip_f32_n1024_F{{[0-9a-f]+}}{{ +}}1{{ +}}204800{{ +}}933888
 // FUSED:      bytes moved per run: 204800; minimum 204800 {{.*}}; ratio 1.00x
 // FUSED-NEXT: flops per run: 933888
+
+// Donated parameters and optimizer state: the step writes the new values
+// over them (3 x 2560 bytes less to hold, less what reuse got before).
+// RUN: spectral-run %S/../../e2e/donated_adam_step.mlir --device=host --random-inputs --seed=7 --report > /dev/null 2> %t.donated
+// RUN: FileCheck %s --check-prefix=DONATED < %t.donated
+// DONATED: device memory: 19908 bytes of buffers (28868 without the memory plan's reuse)
+// RUN: sed 's/ {spectral.donated}//g' %S/../../e2e/donated_adam_step.mlir > %t.kept.mlir
+// RUN: spectral-run %t.kept.mlir --device=host --random-inputs --seed=7 --report > /dev/null 2> %t.kept
+// RUN: FileCheck %s --check-prefix=KEPT < %t.kept
+// KEPT: device memory: 26308 bytes of buffers (28868 without the memory plan's reuse)
 
 // The report needs kernels.
 // RUN: not spectral-run %s --device=reference --random-inputs --report 2>&1 | FileCheck %s --check-prefix=REFERENCE
