@@ -2,6 +2,7 @@
 #include "compiler/Codegen/Codegen.h"
 
 #include "compiler/Codegen/CodegenContext.h"
+#include "compiler/Codegen/CodegenUtil.h"
 #include "compiler/Codegen/Constants.h"
 #include "compiler/Codegen/Cost.h"
 #include "compiler/Codegen/Elementwise.h"
@@ -23,8 +24,36 @@ namespace {
 
 llvm::Error lowerBlock(CodegenContext &context, Block &block, llvm::SmallVectorImpl<Value> *yielded);
 
+/// The byte offset of a slice whose elements lie contiguous in its operand
+/// (row-major): unit strides, every axis after the last one it cuts taken
+/// whole, every axis before that one cut to one index. Nothing otherwise.
+std::optional<int64_t> contiguousSliceOffset(sp::SliceOp slice) {
+  std::vector<int64_t> in = shapeOf(slice.getX().getType());
+  llvm::ArrayRef<int64_t> start = slice.getStart(), limit = slice.getLimit();
+  if (slice.getStride() &&
+      llvm::any_of(*slice.getStride(), [](int64_t s) { return s != 1; }))
+    return std::nullopt;
+  int64_t last = int64_t(in.size()) - 1;  // the last axis not taken whole
+  while (last >= 0 && start[last] == 0 && limit[last] == in[last]) --last;
+  for (int64_t d = 0; d < last; ++d)
+    if (limit[d] - start[d] != 1) return std::nullopt;
+  std::vector<int64_t> strides = rowMajorStrides(in);
+  int64_t offset = 0;
+  for (size_t d = 0; d < in.size(); ++d) offset += start[d] * strides[d];
+  return offset * dtype_size(dtypeOf(slice.getX().getType()));
+}
+
 /// One op outside an elementwise group.
 llvm::Error lowerOp(CodegenContext &context, Operation *op) {
+  if (auto slice = dyn_cast<sp::SliceOp>(op)) {
+    if (std::optional<int64_t> offset = contiguousSliceOffset(slice)) {
+      context.setBuffer(slice.getResult(),
+                        context.builder.addView(context.bufferOf(slice.getX()), "slice",
+                                                dtypeOf(slice.getType()),
+                                                shapeOf(slice.getType()), *offset));
+      return llvm::Error::success();
+    }
+  }
   if (auto reshape = dyn_cast<sp::ReshapeOp>(op)) {
     context.setBuffer(reshape.getResult(),
                       context.builder.addView(context.bufferOf(reshape.getX()), "reshape",

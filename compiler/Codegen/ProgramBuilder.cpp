@@ -23,9 +23,15 @@ int ProgramBuilder::addBuffer(std::string name, DType dtype, std::vector<int64_t
   return id;
 }
 
-int ProgramBuilder::addView(int of, std::string name, DType dtype, std::vector<int64_t> shape) {
+int ProgramBuilder::addView(int of, std::string name, DType dtype, std::vector<int64_t> shape,
+                            int64_t offsetBytes) {
+  if (program_.buffers[of].role == BufferRole::kView) {
+    offsetBytes += program_.buffers[of].view_offset;
+    of = program_.buffers[of].view_of;
+  }
   int id = addBuffer(std::move(name), dtype, std::move(shape), BufferRole::kView);
   program_.buffers[id].view_of = program_.storage_of(of);
+  program_.buffers[id].view_offset = offsetBytes;
   return id;
 }
 

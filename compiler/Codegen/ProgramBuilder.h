@@ -23,9 +23,11 @@ public:
 
   int addBuffer(std::string name, DType dtype, std::vector<int64_t> shape,
                 BufferRole role = BufferRole::kTemporary);
-  /// A view of `of` (or of the buffer `of` views) with another shape of the
-  /// same byte size.
-  int addView(int of, std::string name, DType dtype, std::vector<int64_t> shape);
+  /// A view of `of` (or of the buffer `of` views) with another shape, its
+  /// bytes starting `offsetBytes` into `of`'s (0: a reshape, the same bytes;
+  /// else a contiguous slice).
+  int addView(int of, std::string name, DType dtype, std::vector<int64_t> shape,
+              int64_t offsetBytes = 0);
   /// A constant buffer holding `bytes`; identical (dtype, shape, bytes) share one.
   int addConstant(std::string name, DType dtype, std::vector<int64_t> shape,
                   std::vector<uint8_t> bytes);

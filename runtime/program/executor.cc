@@ -106,8 +106,11 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
         return status;
     }
   }
-  for (size_t id = 0; id < p.buffers.size(); ++id)
+  for (size_t id = 0; id < p.buffers.size(); ++id) {
     state->storage[id] = state->storage[p.storage_of(int(id))];
+    if (p.buffers[id].role == BufferRole::kView)  // a contiguous slice starts further in
+      state->storage[id] = static_cast<char*>(state->storage[id]) + p.buffers[id].view_offset;
+  }
 
   if (stats) {
     stats->kernels = int(p.kernels.size());

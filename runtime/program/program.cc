@@ -84,8 +84,11 @@ Status Program::validate() const {
     if (b.role == BufferRole::kView) {
       if (!valid_id(b.view_of, count) || buffers[b.view_of].role == BufferRole::kView)
         return Status::error(name + " views an invalid buffer");
-      if (buffers[b.view_of].bytes() != b.bytes())
-        return Status::error(name + " views a buffer of another size");
+      if (b.view_offset < 0 || b.view_offset % dtype_size(b.dtype) != 0 ||
+          b.view_offset > buffers[b.view_of].bytes() - b.bytes())
+        return Status::error(name + " views bytes beyond its buffer's (offset " +
+                             std::to_string(b.view_offset) + ", " + std::to_string(b.bytes()) +
+                             " of " + std::to_string(buffers[b.view_of].bytes()) + " bytes)");
     }
     if (b.role == BufferRole::kAlias) {
       if (!valid_id(b.view_of, count) ||

@@ -47,6 +47,7 @@ struct BufferDesc {
   BufferRole role = BufferRole::kTemporary;
   int view_of = -1;  // kView: the buffer whose bytes it shares (not a view); kAlias: the
                      // temporary that lends them
+  int64_t view_offset = 0;  // kView: where its bytes start in view_of's (a contiguous slice)
   int constant = -1; // kConstant: index into Program::constants
   /// kInput: the caller gives its bytes to the run (a parameter or optimizer
   /// state it replaces with a result): the step that reads it last may write

@@ -183,6 +183,24 @@ TEST(ElementwiseCodegen, ReshapeIsAViewWithoutKernel) {
       0);
 }
 
+TEST(ElementwiseCodegen, ContiguousSlicesAreViewsWithoutKernel) {
+  // Rows 1..2 of the leading axis, one row of 8 in the middle (views at an
+  // offset), a slice of a view; the middle rows of every leading index are
+  // not contiguous (a kernel), nor is the cast (a kernel).
+  const std::string x = "tensor<4x6x8xf32>";
+  EXPECT_EQ(expectMatchesReference(
+                "func.func @main(%x: " + x + ") -> (tensor<2x6x8xf32>, tensor<1x1x8xf32>, "
+                "tensor<1x6x8xf32>, tensor<4x2x8xf32>, tensor<2x6x8xf64>) {\n"
+                "  %rows = spectral.slice %x start [1, 0, 0] limit [3, 6, 8] : " + x + "\n"
+                "  %one = spectral.slice %x start [2, 3, 0] limit [3, 4, 8] : " + x + "\n"
+                "  %last = spectral.slice %rows start [1, 0, 0] limit [2, 6, 8] : tensor<2x6x8xf32>\n"
+                "  %mid = spectral.slice %x start [0, 2, 0] limit [4, 4, 8] : " + x + "\n"
+                "  %wide = spectral.cast %rows : tensor<2x6x8xf32> to tensor<2x6x8xf64>\n"
+                "  return %rows, %one, %last, %mid, %wide : tensor<2x6x8xf32>, tensor<1x1x8xf32>, "
+                "tensor<1x6x8xf32>, tensor<4x2x8xf32>, tensor<2x6x8xf64>\n}\n"),
+            2);
+}
+
 TEST(ElementwiseCodegen, ConstantsSplatAndDense) {
   expectMatchesReference(
       "func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xcomplex<f64>>) {\n"
