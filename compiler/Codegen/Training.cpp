@@ -237,6 +237,9 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
 
 // ---- clip_global_norm ----------------------------------------------------------------
 
+/// The most values (reals) clip_global_norm runs as one block.
+constexpr int64_t kOneBlockClip = int64_t(1) << 16;
+
 llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   ProgramBuilder &builder = context.builder;
   auto inputs = op.getInputs();
@@ -277,9 +280,45 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     outBytes += bytesOf(context, out.back());
   }
   int norm = context.newResultBuffer(op.getNorm());
+  std::string description = CodegenContext::describe(op);
+  int64_t total = 0;
+  for (int64_t r : reals) total += r;
+  if (total <= kOneBlockClip) {
+    // Small models: one block sums the squares, takes the scale and scales
+    // every tensor (one launch instead of three).
+    std::string params, sums, scaling;
+    std::vector<StepArg> args;
+    for (size_t i = 0; i < tensors; ++i) {
+      std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
+      params += "const " + t + "* __restrict__ " + x + ", " + t + "* __restrict__ " + y + ", ";
+      sums += "  for (long long i = threadIdx.x; i < " + lit(reals[i]) + "; i += " +
+              std::to_string(kThreads) + ") acc += (double)" + x + "[i] * (double)" + x + "[i];\n";
+      scaling += "  for (long long i = threadIdx.x; i < " + lit(reals[i]) + "; i += " +
+                 std::to_string(kThreads) + ") " + y + "[i] = (" + t + ")((double)" + x +
+                 "[i] * s);\n";
+      args.push_back(StepArg::of_buffer(in[i]));
+      args.push_back(StepArg::of_buffer(out[i]));
+    }
+    std::string n = cppType(normType);
+    params += n + "* __restrict__ norm, double max_norm";
+    args.push_back(StepArg::of_buffer(norm));
+    args.push_back(StepArg::f64(op.getMaxNorm().convertToDouble()));
+    std::string body =
+        "  SPECTRAL_DYNAMIC_SHARED(double, shared);\n  double acc = 0;\n" + sums +
+        "  acc = spectral_reduce::row_reduce<" + std::to_string(kThreads) +
+        ", 1>(acc, spectral_reduce::Sum<double>{});\n"
+        "  if (threadIdx.x == 0) {\n    const double value = sqrt(acc);\n    *norm = (" + n +
+        ")value;\n    shared[0] = value > max_norm ? max_norm / value : 1.0;  // 1 for NaN\n  }\n"
+        "  __syncthreads();  // every thread reads the scale\n  const double s = shared[0];\n" +
+        scaling;
+    std::string entry = "clip_one_block" + inputNames;
+    int kernel = builder.addKernel(boundedUnit("reduce.cuh", entry, kThreads, params, body),
+                                   description, inBytes, outBytes + bytesOf(context, norm));
+    builder.launch(kernel, {1, 1, 1}, {kThreads, 1, 1}, 8, std::move(args), description);
+    return llvm::Error::success();
+  }
   int partials = context.newScratch(op, DType::kFloat64, int64_t(tensors) * chunks);
   int scale = context.newScratch(op, DType::kFloat64, 1);
-  std::string description = CodegenContext::describe(op);
 
   // 1. Partial square sums per (tensor, chunk).
   std::string params, table;
