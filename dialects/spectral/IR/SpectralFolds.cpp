@@ -609,10 +609,139 @@ struct MergeChannelMixesInConcat : OpRewritePattern<ConcatOp> {
   }
 };
 
+/// An fft, ifft, rfft or irfft as its norm factor sees it: the product N of
+/// its lengths (the real ones for rfft and irfft), and whether it is an
+/// inverse (whose backward norm divides by N).
+struct NormedTransform {
+  Operation *op = nullptr;
+  double n = 1;
+  bool inverse = false;
+  Norm norm = Norm::backward;
+};
+
+std::optional<NormedTransform> normedTransform(Operation *op) {
+  NormedTransform t;
+  t.op = op;
+  ArrayRef<int64_t> axes;
+  RankedTensorType real;
+  if (auto fft = dyn_cast_or_null<FftOp>(op)) {
+    axes = fft.getAxes();
+    real = cast<RankedTensorType>(fft.getType());
+    t.norm = fft.getNorm();
+  } else if (auto ifft = dyn_cast_or_null<IfftOp>(op)) {
+    axes = ifft.getAxes();
+    real = cast<RankedTensorType>(ifft.getType());
+    t.norm = ifft.getNorm();
+    t.inverse = true;
+  } else if (auto rfft = dyn_cast_or_null<RfftOp>(op)) {
+    axes = rfft.getAxes();
+    real = cast<RankedTensorType>(rfft.getX().getType());
+    t.norm = rfft.getNorm();
+  } else if (auto irfft = dyn_cast_or_null<IrfftOp>(op)) {
+    axes = irfft.getAxes();
+    real = cast<RankedTensorType>(irfft.getType());
+    t.norm = irfft.getNorm();
+    t.inverse = true;
+  } else {
+    return std::nullopt;
+  }
+  for (int64_t axis : axes) t.n *= double(real.getDimSize(axis));
+  if (t.n < 1) return std::nullopt;  // an empty transform: nothing to scale
+  return t;
+}
+
+/// What `norm` multiplies every output of the transform by.
+double normFactor(const NormedTransform &t, Norm norm) {
+  if (norm == Norm::ortho) return 1 / std::sqrt(t.n);
+  bool divides = t.inverse ? norm == Norm::backward : norm == Norm::forward;
+  return divides ? 1 / t.n : 1;
+}
+
+/// A splat constant's value when it is real (a float, or a complex with a
+/// zero imaginary part); its tolerance is its element type's precision.
+std::optional<std::pair<double, double>> realSplat(Value value) {
+  DenseElementsAttr dense;
+  if (!matchPattern(value, m_Constant(&dense)) || !dense.isSplat()) return std::nullopt;
+  std::optional<SmallVector<Num>> values = readElements(dense);
+  Type element = dense.getElementType();
+  if (auto complex = dyn_cast<ComplexType>(element)) element = complex.getElementType();
+  if (!values || (*values)[0].imag() != 0 || !isa<FloatType>(element)) return std::nullopt;
+  return std::pair{(*values)[0].real(), element.isF64() ? 1e-12 : 1e-6};
+}
+
+/// x * c next to a transform (c a real splat constant, before or after it)
+/// is the transform with another norm when c times the norm's factor is
+/// another norm's factor: `irfft(rfft(x) * w) * (1/N)` is irfft with the
+/// forward norm (`norm forward` on the inverse, no scaling kernel), and a
+/// scaling by N or sqrt(N) after a normalised transform comes off it.
+struct MergeScaleIntoNorm : OpRewritePattern<MulOp> {
+  using OpRewritePattern<MulOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(MulOp op, PatternRewriter &rewriter) const override {
+    for (int side = 0; side < 2; ++side) {
+      Value other = side ? op.getLhs() : op.getRhs();
+      std::optional<std::pair<double, double>> c = realSplat(side ? op.getRhs() : op.getLhs());
+      if (!c || other.getType() != op.getType()) continue;
+      // After: mul(T(x), c). Before: T(mul(x, c)), the mul read only by T.
+      Operation *transform = other.getDefiningOp();
+      bool after = true;
+      if (!normedTransform(transform) || !other.hasOneUse()) {
+        after = false;
+        transform = op->hasOneUse() ? *op->getUsers().begin() : nullptr;
+        if (!normedTransform(transform) || transform->getOperand(0) != op.getResult()) continue;
+      }
+      NormedTransform t = *normedTransform(transform);
+      double wanted = c->first * normFactor(t, t.norm);
+      for (Norm norm : {Norm::backward, Norm::ortho, Norm::forward}) {
+        double factor = normFactor(t, norm);
+        if (norm == t.norm || std::abs(wanted - factor) > c->second * factor) continue;
+        rewriter.modifyOpInPlace(transform, [&] {
+          transform->setAttr("norm", NormAttr::get(rewriter.getContext(), norm));
+          if (!after) transform->setOperand(0, other);
+        });
+        if (after) rewriter.replaceOp(op, transform->getResults());
+        else rewriter.eraseOp(op);
+        return success();
+      }
+    }
+    return failure();
+  }
+};
+
+/// transpose(T(transpose(x, P)), P^-1) = T(x) over the axes P maps to: a
+/// transform between a transpose and its inverse runs on x's own axes (the
+/// last of an rfft's or irfft's axes stays last: it is the real one).
+struct TransformBetweenTransposes : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern<TransposeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    Operation *transform = op.getX().getDefiningOp();
+    if (!transform || !normedTransform(transform) || !op.getX().hasOneUse()) return failure();
+    auto inner = transform->getOperand(0).getDefiningOp<TransposeOp>();
+    if (!inner) return failure();
+    ArrayRef<int64_t> outer = op.getPerm(), perm = inner.getPerm();
+    for (size_t i = 0; i < perm.size(); ++i)
+      if (outer[perm[i]] != int64_t(i)) return failure();  // not each other's inverse
+    auto axes = transform->getAttrOfType<DenseI64ArrayAttr>("axes");
+    SmallVector<int64_t> mapped;
+    for (int64_t axis : axes.asArrayRef()) mapped.push_back(perm[axis]);
+    OperationState state(transform->getLoc(), transform->getName(), ValueRange{inner.getX()},
+                         TypeRange{op.getType()}, transform->getAttrs());
+    state.attributes.set("axes", rewriter.getDenseI64ArrayAttr(mapped));
+    Operation *moved = rewriter.create(state);
+    rewriter.replaceOp(op, moved->getResults());
+    return success();
+  }
+};
+
 } // namespace
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
-  results.add<MergeConstantScalings>(context);
+  results.add<MergeConstantScalings, MergeScaleIntoNorm>(context);
+}
+
+void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
+  results.add<TransformBetweenTransposes>(context);
 }
 
 void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

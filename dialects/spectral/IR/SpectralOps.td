@@ -362,6 +362,7 @@ def Spectral_TransposeOp : Spectral_Op<"transpose", [Pure, InferTypeOpAdaptor]> 
   let results = (outs Spectral_AnyTensor:$result);
   let assemblyFormat = "$x `perm` $perm attr-dict `:` type($x)";
   let hasFolder = 1;
+  let hasCanonicalizer = 1;  // a transform between a transpose and its inverse
 }
 
 def Spectral_BroadcastOp : Spectral_Op<"broadcast", [Pure]> {

@@ -942,3 +942,46 @@ func.func @channel_mixes_left_alone(%a: tensor<2x3x4xf32>, %w: tensor<3x5x4xf32>
   %c2 = spectral.concat %m3, %m4 axis 1 : tensor<2x5x4xf32>, tensor<2x6x4xf32>
   return %c1, %c2 : tensor<4x5x4xf32>, tensor<2x11x4xf32>
 }
+
+// -----
+
+// A real splat scaling next to a transform becomes the transform's norm when
+// the product is another norm's factor; other scalings stay.
+// CHECK-LABEL: func.func @scales_into_norms
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x16xcomplex<f32>>, %[[R:.*]]: tensor<4x16xf32>)
+// CHECK-DAG:     %[[A:.*]] = spectral.ifft %[[X]] axes [1] norm forward : tensor<4x16xcomplex<f32>>
+// CHECK-DAG:     %[[B:.*]] = spectral.rfft %[[R]] axes [0, 1] norm ortho : tensor<4x16xf32>
+// CHECK-DAG:     %[[C0:.*]] = spectral.fft %[[X]] axes [1] : tensor<4x16xcomplex<f32>>
+// CHECK-DAG:     %[[C:.*]] = spectral.mul %[[C0]], %{{.*}} : tensor<4x16xcomplex<f32>>, tensor<complex<f32>>
+// CHECK:         return %[[A]], %[[B]], %[[C]]
+func.func @scales_into_norms(%x: tensor<4x16xcomplex<f32>>, %r: tensor<4x16xf32>)
+    -> (tensor<4x16xcomplex<f32>>, tensor<4x9xcomplex<f32>>, tensor<4x16xcomplex<f32>>) {
+  // ifft (1/16) times 16: no scaling at all (the forward norm of an inverse).
+  %sixteen = spectral.constant dense<(16.0, 0.0)> : tensor<complex<f32>>
+  %i = spectral.ifft %x axes [1] : tensor<4x16xcomplex<f32>>
+  %a = spectral.mul %i, %sixteen : tensor<4x16xcomplex<f32>>, tensor<complex<f32>>
+  // 1/8 before an rfft over 64 points: the orthonormal norm.
+  %eighth = spectral.constant dense<0.125> : tensor<f32>
+  %s = spectral.mul %r, %eighth : tensor<4x16xf32>, tensor<f32>
+  %b = spectral.rfft %s axes [0, 1] : tensor<4x16xf32>
+  // 3 is no norm's factor.
+  %three = spectral.constant dense<(3.0, 0.0)> : tensor<complex<f32>>
+  %f = spectral.fft %x axes [1] : tensor<4x16xcomplex<f32>>
+  %c = spectral.mul %f, %three : tensor<4x16xcomplex<f32>>, tensor<complex<f32>>
+  return %a, %b, %c : tensor<4x16xcomplex<f32>>, tensor<4x9xcomplex<f32>>, tensor<4x16xcomplex<f32>>
+}
+
+// -----
+
+// A transform between a transpose and its inverse runs on the operand's own
+// axes (an rfft's real axis stays last).
+// CHECK-LABEL: func.func @transform_between_transposes
+// CHECK-SAME:    (%[[X:.*]]: tensor<8x6x4xf32>)
+// CHECK-NEXT:    %[[F:.*]] = spectral.rfft %[[X]] axes [2, 0] : tensor<8x6x4xf32>
+// CHECK-NEXT:    return %[[F]]
+func.func @transform_between_transposes(%x: tensor<8x6x4xf32>) -> tensor<5x6x4xcomplex<f32>> {
+  %t = spectral.transpose %x perm [2, 1, 0] : tensor<8x6x4xf32>
+  %f = spectral.rfft %t axes [0, 2] : tensor<4x6x8xf32>
+  %b = spectral.transpose %f perm [2, 1, 0] : tensor<4x6x5xcomplex<f32>>
+  return %b : tensor<5x6x4xcomplex<f32>>
+}

@@ -47,6 +47,10 @@
 // RUN: spectral-run %t --function=cross_entropy_of_log_softmax --random-inputs --seed=5 | diff %t.ce -
 // RUN: spectral-run %s --function=channel_mixes_of_corners --random-inputs --seed=5 > %t.mix
 // RUN: spectral-run %t --function=channel_mixes_of_corners --random-inputs --seed=5 | diff %t.mix -
+// RUN: spectral-run %s --function=scale_into_norm --random-inputs --seed=5 > %t.norm
+// RUN: spectral-run %t --function=scale_into_norm --random-inputs --seed=5 | diff %t.norm -
+// RUN: spectral-run %s --function=transform_between_transposes --random-inputs --seed=5 > %t.tr
+// RUN: spectral-run %t --function=transform_between_transposes --random-inputs --seed=5 | diff %t.tr -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -258,4 +262,25 @@ func.func @channel_mixes_of_corners(%s: tensor<2x3x8x5xcomplex<f64>>, %wa: tenso
   %z = spectral.constant dense<(0.0, 0.0)> : tensor<2x4x4x3xcomplex<f64>>
   %c = spectral.concat %ma, %z, %mb axis 2 : tensor<2x4x2x3xcomplex<f64>>, tensor<2x4x4x3xcomplex<f64>>, tensor<2x4x2x3xcomplex<f64>>
   return %c : tensor<2x4x8x3xcomplex<f64>>
+}
+
+// FOLDED-LABEL: func.func @scale_into_norm
+// FOLDED-NOT: spectral.mul
+// FOLDED: return
+func.func @scale_into_norm(%x: tensor<3x8xf64>) -> tensor<3x8xf64> {
+  %f = spectral.rfft %x axes [1] : tensor<3x8xf64>
+  %y = spectral.irfft %f axes [1] length 8 norm forward : tensor<3x5xcomplex<f64>>
+  %k = spectral.constant dense<0.125> : tensor<f64>
+  %z = spectral.mul %y, %k : tensor<3x8xf64>, tensor<f64>
+  return %z : tensor<3x8xf64>
+}
+
+// FOLDED-LABEL: func.func @transform_between_transposes
+// FOLDED-NOT: spectral.transpose
+// FOLDED: return
+func.func @transform_between_transposes(%x: tensor<2x3x4xcomplex<f64>>) -> tensor<2x3x4xcomplex<f64>> {
+  %t = spectral.transpose %x perm [1, 2, 0] : tensor<2x3x4xcomplex<f64>>
+  %f = spectral.fft %t axes [0, 1] norm ortho : tensor<3x4x2xcomplex<f64>>
+  %b = spectral.transpose %f perm [2, 0, 1] : tensor<3x4x2xcomplex<f64>>
+  return %b : tensor<2x3x4xcomplex<f64>>
 }
