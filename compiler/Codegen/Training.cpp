@@ -237,8 +237,10 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
 
 // ---- clip_global_norm ----------------------------------------------------------------
 
-/// The most values (reals) clip_global_norm runs as one block.
-constexpr int64_t kOneBlockClip = int64_t(1) << 16;
+/// The most values (reals) clip_global_norm runs as one block: one SM
+/// reads them twice, which beats two more launches only while they are few
+/// (to be measured on a GPU).
+constexpr int64_t kOneBlockClip = int64_t(1) << 14;
 
 llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   ProgramBuilder &builder = context.builder;

@@ -95,7 +95,15 @@ ProgramReport report_program(const Program& program) {
   for (size_t id = 0; id < program.buffers.size(); ++id)
     if (program.buffers[id].role == BufferRole::kConstant && read[id])
       count_once(int(id), &report.constant_bytes);
-  for (int id : program.outputs) count_once(id, &report.output_bytes);
+  for (int id : program.outputs) {
+    // A result written over a donated input (an alias of it) is new data
+    // all the same: it counts even though it shares the input's storage.
+    if (program.buffers[id].role == BufferRole::kAlias &&
+        program.buffers[program.storage_of(id)].role == BufferRole::kInput)
+      report.output_bytes += program.buffers[id].bytes();
+    else
+      count_once(id, &report.output_bytes);
+  }
   report.minimum_bytes = report.input_bytes + report.constant_bytes + report.output_bytes;
   report.storage_bytes = program.storage_bytes();
   for (const BufferDesc& buffer : program.buffers)

@@ -125,7 +125,7 @@ std::string clip(const std::vector<std::string> &types, const std::string &real,
 TEST(TrainingCodegen, ClipGlobalNormAboveAndBelowMaxNorm) {
   // Norms of about 21 (4096 + 2 x 128 values of mean square 1/3, and 1/3 + 1/3).
   for (const char *maxNorm : {"1.0", "1.0e+03"}) {
-    // Up to 2^16 values: one block, one launch; beyond: partial sums, the
+    // Up to 2^14 values: one block, one launch; beyond: partial sums, the
     // norm and scale, the scaling.
     EXPECT_EQ(expectMatchesReference(clip({"64x64xf32", "128xcomplex<f32>"}, "f32", maxNorm)), 1);
     EXPECT_EQ(expectMatchesReference(clip({"300x300xf32", "128xcomplex<f32>"}, "f32", maxNorm)), 3);
@@ -253,7 +253,7 @@ TEST_P(TrainingNvrtc, EveryKindOfUnitCompilesWithoutSpills) {
        adamOfAssembledGradient("40x3xf32", "40x3xcomplex<f32>"), threeAdamSteps(),
        twoSgdSteps("complex<f64>")},
       GetParam());
-  EXPECT_EQ(compiled.size(), 13u);  // clip: one unit up to 2^16 values, three beyond
+  EXPECT_EQ(compiled.size(), 13u);  // clip: one unit up to 2^14 values, three beyond
   EXPECT_EQ(fusedUnits(compiled), 2);
   // The optimizer steps move 16-byte packs (inputs through the read-only path).
   for (const auto &[entry, kernel] : compiled) {
