@@ -10,7 +10,7 @@
 // 8 rows of 1024 points: 5 * 1024 * log2(1024) * 8 FLOPs; the table of
 // 1024 complex<f32> twiddles is read with the 64 KiB operand and written.
 // Its 8 blocks get 8/108 of an A100 and 8/132 of an H100.
-// UNFUSED-NEXT: fft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600{{ +}}2.94{{ +}}2.42{{ +}}1.37{{ +}}spectral.fft ({{.*}}report.mlir:[[@LINE+39]]:8)
+// UNFUSED-NEXT: fft_stockham_f32_n1024{{ +}}1{{ +}}139264{{ +}}409600{{ +}}2.94{{ +}}2.42{{ +}}1.37{{ +}}spectral.fft ({{.*}}report.mlir:{{[0-9]+}}:8)
 // A complex multiply is 6 FLOPs, a complex exp 8.
 // UNFUSED-NEXT: ew_mul_c64_8x1024{{ +}}1{{ +}}196608{{ +}}49152{{ +}}0.25
 // UNFUSED-NEXT: ew_exp_c64_8x1024{{ +}}1{{ +}}131072{{ +}}65536{{ +}}0.50
