@@ -1,4 +1,5 @@
 // program_test.cc - the Program's checks and the executor on the host device.
+#include "runtime/program/artifact.h"
 #include "runtime/program/executor.h"
 #include "runtime/program/program.h"
 #include "runtime/program/report.h"
@@ -6,6 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/cache/sha256.h"
 
 namespace spectral {
 namespace {
@@ -254,6 +259,101 @@ TEST(Executor, RefusesAnInvalidProgramAndAKernelThatDoesNotCompile) {
   EXPECT_NE(failed.status().message().find("compiling kernel 'double_it' for test.double"),
             std::string::npos)
       << failed.status().message();
+}
+
+// ---- artifacts (.spx) ------------------------------------------------------------------
+
+/// A Program with every kind of field set: views at an offset, a donated
+/// input, in-place pairs, defines, scalars, error words.
+Program rich_program() {
+  Program p = doubling(true);
+  p.buffers[0].donated = true;
+  p.buffers[2].view_offset = 0;
+  p.kernels[0].source.defines = {"FACTOR=2", "FAST"};
+  p.kernels[0].flops = 4;
+  p.steps[0].in_place = {{0, 1}};
+  p.steps[0].shared_bytes = 16;
+  p.steps[0].error_message = "negative input";
+  p.constants.push_back({1, 2, 3, 4});
+  p.buffers.push_back(buffer("table", DType::kComplex64, {}, BufferRole::kConstant));
+  p.buffers.back().shape = {0};
+  p.buffers.back().constant = 0;
+  p.constants[0].clear();
+  return p;
+}
+
+TEST(Artifact, RoundTripsEveryField) {
+  Program p = rich_program();
+  ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
+  std::vector<uint8_t> bytes = write_artifact(p, "spectral test");
+  EXPECT_TRUE(looks_like_artifact(bytes));
+  StatusOr<Program> back = read_artifact(bytes, "a.spx");
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(write_artifact(*back, "spectral test"), bytes);  // nothing lost or changed
+  EXPECT_EQ(back->kernels[0].source.defines, p.kernels[0].source.defines);
+  EXPECT_EQ(back->steps[0].in_place, p.steps[0].in_place);
+  EXPECT_TRUE(back->buffers[0].donated);
+  EXPECT_EQ(*artifact_producer(bytes, "a.spx"), "spectral test");
+  // It runs as the original does.
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(std::move(*back), host());
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  EXPECT_EQ(outputs[0].bytes, floats({2, 4, 6, 8}).bytes);
+}
+
+TEST(Artifact, DamageIsAnErrorNamingTheFile) {
+  const std::vector<uint8_t> good = write_artifact(rich_program(), "spectral test");
+  auto error = [](const std::vector<uint8_t>& bytes) {
+    StatusOr<Program> p = read_artifact(bytes, "m.spx");
+    return p.is_ok() ? std::string("read") : p.status().message();
+  };
+  std::vector<uint8_t> foreign(good.size(), 'x');
+  EXPECT_EQ(error(foreign), "m.spx: not a spectral artifact (no \"SPECTRAL\" header)");
+  EXPECT_NE(error({good.begin(), good.begin() + 40}).find("m.spx: truncated"), std::string::npos);
+  EXPECT_NE(error({good.begin(), good.end() - 1}).find("m.spx: truncated or padded"),
+            std::string::npos);
+  std::vector<uint8_t> flipped = good;
+  flipped[good.size() / 2] ^= 1;
+  EXPECT_EQ(error(flipped), "m.spx: checksum mismatch: the file is corrupted");
+  std::vector<uint8_t> newer = good;
+  newer[8] = 2;
+  EXPECT_NE(error(newer).find("artifact format 2.0, this runtime reads format 1.x"),
+            std::string::npos)
+      << error(newer);
+  // Garbage with a correct checksum: the FlatBuffers verifier says no.
+  std::vector<uint8_t> garbage(good.begin(), good.begin() + 56);
+  garbage.resize(56 + 64, 0xff);
+  Sha256::Digest digest = Sha256::hash(garbage.data() + 56, 64);
+  std::memcpy(&garbage[24], digest.data(), digest.size());
+  for (int i = 0; i < 8; ++i) garbage[16 + i] = i == 0 ? 64 : 0;
+  EXPECT_EQ(error(garbage), "m.spx: invalid artifact: its payload fails the FlatBuffers verifier");
+  // A well-formed payload holding an invalid program: Program::validate says why.
+  Program invalid = rich_program();
+  invalid.steps[0].kernel = 7;
+  EXPECT_NE(error(write_artifact(invalid, "x")).find("m.spx: invalid artifact: step 0"),
+            std::string::npos)
+      << error(write_artifact(invalid, "x"));
+}
+
+TEST(Artifact, FilesAreWrittenWholeAndReadOnlyWhenRegular) {
+  std::string dir = ::testing::TempDir() + "spx-" + std::to_string(getpid());
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  std::string path = dir + "/model.spx";
+  ASSERT_TRUE(save_artifact(rich_program(), path, "spectral test").is_ok());
+  StatusOr<Program> loaded = load_artifact(path);
+  ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
+  EXPECT_EQ(write_artifact(*loaded, "spectral test"), write_artifact(rich_program(), "spectral test"));
+  // No temporary left beside it; a missing file, a directory and a FIFO are errors.
+  EXPECT_EQ(std::system(("test $(ls " + dir + " | wc -l) -eq 1").c_str()), 0);
+  EXPECT_NE(load_artifact(dir + "/none.spx").status().message().find("No such file"),
+            std::string::npos);
+  EXPECT_EQ(load_artifact(dir).status().message(), dir + ": not a regular file");
+  std::string fifo = dir + "/fifo.spx";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(load_artifact(fifo).status().message(), fifo + ": not a regular file");
+  EXPECT_FALSE(save_artifact(rich_program(), dir + "/missing/x.spx", "s").is_ok());
+  std::system(("rm -rf " + dir).c_str());
 }
 
 }  // namespace

@@ -1,0 +1,235 @@
+// artifact.cc - Program <-> .spx bytes (artifact.h).
+#include "runtime/program/artifact.h"
+
+#include "runtime/cache/sha256.h"
+#include "runtime/schemas/program_generated.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace spectral {
+namespace {
+
+namespace fb = spectral::spx;
+
+constexpr char kMagic[8] = {'S', 'P', 'E', 'C', 'T', 'R', 'A', 'L'};
+constexpr size_t kHeaderBytes = 56;
+
+void put_le(uint8_t* out, uint64_t value, int bytes) {
+  for (int i = 0; i < bytes; ++i) out[i] = uint8_t(value >> (8 * i));
+}
+
+uint64_t get_le(const uint8_t* in, int bytes) {
+  uint64_t value = 0;
+  for (int i = 0; i < bytes; ++i) value |= uint64_t(in[i]) << (8 * i);
+  return value;
+}
+
+flatbuffers::Offset<fb::Program> build_program(flatbuffers::FlatBufferBuilder& b,
+                                               const Program& p) {
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers;
+  for (const BufferDesc& d : p.buffers)
+    buffers.push_back(fb::CreateBuffer(b, b.CreateString(d.name), fb::DType(d.dtype),
+                                       b.CreateVector(d.shape), fb::BufferRole(d.role), d.view_of,
+                                       d.view_offset, d.constant, d.donated));
+  std::vector<flatbuffers::Offset<fb::Constant>> constants;
+  for (const std::vector<uint8_t>& bytes : p.constants)
+    constants.push_back(fb::CreateConstant(b, b.CreateVector(bytes)));
+  std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
+  for (const KernelDesc& k : p.kernels)
+    kernels.push_back(fb::CreateKernel(b, b.CreateString(k.source.entry),
+                                       b.CreateString(k.source.source),
+                                       b.CreateVectorOfStrings(k.source.defines),
+                                       b.CreateString(k.ops), k.bytes_read, k.bytes_written,
+                                       k.flops));
+  std::vector<flatbuffers::Offset<fb::Step>> steps;
+  for (const Step& s : p.steps) {
+    std::vector<fb::Arg> args;
+    for (const StepArg& a : s.args) args.emplace_back(fb::ArgKind(a.kind), a.buffer, a.integer, a.real);
+    std::vector<fb::InPlace> in_place;
+    for (auto [read, written] : s.in_place) in_place.emplace_back(read, written);
+    fb::Dim3 grid(s.grid.x, s.grid.y, s.grid.z), block(s.block.x, s.block.y, s.block.z);
+    steps.push_back(fb::CreateStep(b, fb::StepKind(s.kind), s.kernel, &grid, &block,
+                                   s.shared_bytes, b.CreateVectorOfStructs(args), s.source,
+                                   s.target, s.error_word, b.CreateString(s.op),
+                                   b.CreateString(s.error_message),
+                                   b.CreateVectorOfStructs(in_place)));
+  }
+  return fb::CreateProgram(b, b.CreateString(p.function), b.CreateVector(buffers),
+                           b.CreateVector(constants), b.CreateVector(kernels),
+                           b.CreateVector(steps), b.CreateVector(p.inputs),
+                           b.CreateVector(p.outputs));
+}
+
+std::string text(const flatbuffers::String* s) { return s ? s->str() : std::string(); }
+
+/// The Program of a verified payload; an enum out of range is an error.
+StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) {
+  auto bad = [&](const std::string& what) {
+    return Status::error(name + ": invalid artifact: " + what);
+  };
+  if (!in) return bad("it holds no program");
+  Program p;
+  p.function = text(in->function());
+  if (in->buffers())
+    for (const fb::Buffer* b : *in->buffers()) {
+      if (uint8_t(b->dtype()) > uint8_t(fb::DType::Complex128) ||
+          uint8_t(b->role()) > uint8_t(fb::BufferRole::Alias))
+        return bad("buffer " + std::to_string(p.buffers.size()) + " has an unknown type or role");
+      BufferDesc d;
+      d.name = text(b->name());
+      d.dtype = DType(b->dtype());
+      if (b->shape()) d.shape.assign(b->shape()->begin(), b->shape()->end());
+      d.role = BufferRole(b->role());
+      d.view_of = b->view_of();
+      d.view_offset = b->view_offset();
+      d.constant = b->constant();
+      d.donated = b->donated();
+      p.buffers.push_back(std::move(d));
+    }
+  if (in->constants())
+    for (const fb::Constant* c : *in->constants())
+      p.constants.emplace_back(c->bytes() ? std::vector<uint8_t>(c->bytes()->begin(), c->bytes()->end())
+                                          : std::vector<uint8_t>());
+  if (in->kernels())
+    for (const fb::Kernel* k : *in->kernels()) {
+      KernelDesc d;
+      d.source.entry = text(k->entry());
+      d.source.source = text(k->source());
+      if (k->defines())
+        for (const flatbuffers::String* define : *k->defines()) d.source.defines.push_back(define->str());
+      d.ops = text(k->ops());
+      d.bytes_read = k->bytes_read();
+      d.bytes_written = k->bytes_written();
+      d.flops = k->flops();
+      p.kernels.push_back(std::move(d));
+    }
+  if (in->steps())
+    for (const fb::Step* s : *in->steps()) {
+      if (uint8_t(s->kind()) > uint8_t(fb::StepKind::Zero))
+        return bad("step " + std::to_string(p.steps.size()) + " has an unknown kind");
+      Step d;
+      d.kind = Step::Kind(s->kind());
+      d.kernel = s->kernel();
+      if (s->grid()) d.grid = {s->grid()->x(), s->grid()->y(), s->grid()->z()};
+      if (s->block()) d.block = {s->block()->x(), s->block()->y(), s->block()->z()};
+      d.shared_bytes = s->shared_bytes();
+      if (s->args())
+        for (const fb::Arg* a : *s->args()) {
+          if (uint8_t(a->kind()) > uint8_t(fb::ArgKind::Float64))
+            return bad("step " + std::to_string(p.steps.size()) + " has an argument of unknown kind");
+          d.args.push_back({StepArg::Kind(a->kind()), a->buffer(), a->integer(), a->real()});
+        }
+      d.source = s->source();
+      d.target = s->target();
+      d.error_word = s->error_word();
+      d.op = text(s->op());
+      d.error_message = text(s->error_message());
+      if (s->in_place())
+        for (const fb::InPlace* pair : *s->in_place()) d.in_place.push_back({pair->read(), pair->written()});
+      p.steps.push_back(std::move(d));
+    }
+  if (in->inputs()) p.inputs.assign(in->inputs()->begin(), in->inputs()->end());
+  if (in->outputs()) p.outputs.assign(in->outputs()->begin(), in->outputs()->end());
+  if (Status status = p.validate(); !status) return bad(status.message());
+  return p;
+}
+
+/// The verified payload of artifact bytes, or the error naming what is wrong.
+StatusOr<const fb::Artifact*> verified(const std::vector<uint8_t>& bytes, const std::string& name) {
+  if (!looks_like_artifact(bytes))
+    return Status::error(name + ": not a spectral artifact (no \"SPECTRAL\" header)");
+  if (bytes.size() < kHeaderBytes)
+    return Status::error(name + ": truncated: " + std::to_string(bytes.size()) +
+                         " bytes, shorter than an artifact's header");
+  const uint64_t major = get_le(&bytes[8], 2), minor = get_le(&bytes[10], 2);
+  if (major != kArtifactFormatMajor)
+    return Status::error(name + ": artifact format " + std::to_string(major) + "." +
+                         std::to_string(minor) + ", this runtime reads format " +
+                         std::to_string(kArtifactFormatMajor) + ".x: compile it again with " +
+                         "this spectral (" + (major > kArtifactFormatMajor ? "newer" : "older") +
+                         " format)");
+  const uint64_t size = get_le(&bytes[16], 8);
+  if (size != bytes.size() - kHeaderBytes)
+    return Status::error(name + ": truncated or padded: the header says " + std::to_string(size) +
+                         " payload bytes, the file holds " +
+                         std::to_string(bytes.size() - kHeaderBytes));
+  const uint8_t* payload = bytes.data() + kHeaderBytes;
+  Sha256::Digest digest = Sha256::hash(payload, size);
+  if (std::memcmp(digest.data(), &bytes[24], digest.size()) != 0)
+    return Status::error(name + ": checksum mismatch: the file is corrupted");
+  flatbuffers::Verifier verifier(payload, size, /*max_depth=*/64, /*max_tables=*/1u << 24);
+  if (!fb::VerifyArtifactBuffer(verifier))
+    return Status::error(name + ": invalid artifact: its payload fails the FlatBuffers verifier");
+  return fb::GetArtifact(payload);
+}
+
+}  // namespace
+
+bool looks_like_artifact(const std::vector<uint8_t>& bytes) {
+  return bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0;
+}
+
+std::vector<uint8_t> write_artifact(const Program& program, const std::string& producer) {
+  flatbuffers::FlatBufferBuilder b(1 << 16);
+  auto program_offset = build_program(b, program);
+  b.Finish(fb::CreateArtifact(b, b.CreateString(producer), program_offset), fb::ArtifactIdentifier());
+  std::vector<uint8_t> out(kHeaderBytes + b.GetSize());
+  std::memcpy(out.data(), kMagic, sizeof kMagic);
+  put_le(&out[8], kArtifactFormatMajor, 2);
+  put_le(&out[10], kArtifactFormatMinor, 2);
+  put_le(&out[16], b.GetSize(), 8);
+  Sha256::Digest digest = Sha256::hash(b.GetBufferPointer(), b.GetSize());
+  std::memcpy(&out[24], digest.data(), digest.size());
+  std::memcpy(&out[kHeaderBytes], b.GetBufferPointer(), b.GetSize());
+  return out;
+}
+
+StatusOr<Program> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name) {
+  StatusOr<const fb::Artifact*> artifact = verified(bytes, name);
+  if (!artifact) return artifact.status();
+  return parse_program((*artifact)->program(), name);
+}
+
+StatusOr<std::string> artifact_producer(const std::vector<uint8_t>& bytes, const std::string& name) {
+  StatusOr<const fb::Artifact*> artifact = verified(bytes, name);
+  if (!artifact) return artifact.status();
+  return text((*artifact)->producer());
+}
+
+Status save_artifact(const Program& program, const std::string& path, const std::string& producer) {
+  std::vector<uint8_t> bytes = write_artifact(program, producer);
+  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  FILE* file = std::fopen(temporary.c_str(), "wb");
+  if (!file) return Status::error(path + ": cannot write: " + std::strerror(errno));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  ok = (std::fflush(file) == 0) && ok;
+  ok = (fsync(fileno(file)) == 0) && ok;
+  ok = (std::fclose(file) == 0) && ok;
+  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    Status error = Status::error(path + ": cannot write: " + std::strerror(errno));
+    std::remove(temporary.c_str());
+    return error;
+  }
+  return Status::ok();
+}
+
+StatusOr<Program> load_artifact(const std::string& path) {
+  struct stat info;
+  if (stat(path.c_str(), &info) != 0) return Status::error(path + ": " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) return Status::error(path + ": not a regular file");
+  if (uint64_t(info.st_size) > kMaxArtifactBytes + kHeaderBytes)
+    return Status::error(path + ": " + std::to_string(info.st_size) +
+                         " bytes, more than an artifact may hold (2^34 bytes)");
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return Status::error(path + ": cannot read: " + std::strerror(errno));
+  std::vector<uint8_t> bytes(size_t(info.st_size));
+  if (!file.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
+    return Status::error(path + ": cannot read all " + std::to_string(bytes.size()) + " bytes");
+  return read_artifact(bytes, path);
+}
+
+}  // namespace spectral
