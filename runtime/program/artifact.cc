@@ -173,10 +173,12 @@ bool looks_like_artifact(const std::vector<uint8_t>& bytes) {
   return bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0;
 }
 
-std::vector<uint8_t> write_artifact(const Program& program, const std::string& producer) {
+std::vector<uint8_t> write_artifact(const Artifact& artifact) {
   flatbuffers::FlatBufferBuilder b(1 << 16);
-  auto program_offset = build_program(b, program);
-  b.Finish(fb::CreateArtifact(b, b.CreateString(producer), program_offset), fb::ArtifactIdentifier());
+  auto program_offset = build_program(b, artifact.program);
+  b.Finish(fb::CreateArtifact(b, b.CreateString(artifact.producer), program_offset,
+                              b.CreateString(artifact.graph), b.CreateString(artifact.graph_name)),
+           fb::ArtifactIdentifier());
   std::vector<uint8_t> out(kHeaderBytes + b.GetSize());
   std::memcpy(out.data(), kMagic, sizeof kMagic);
   put_le(&out[8], kArtifactFormatMajor, 2);
@@ -188,20 +190,21 @@ std::vector<uint8_t> write_artifact(const Program& program, const std::string& p
   return out;
 }
 
-StatusOr<Program> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name) {
-  StatusOr<const fb::Artifact*> artifact = verified(bytes, name);
-  if (!artifact) return artifact.status();
-  return parse_program((*artifact)->program(), name);
+StatusOr<Artifact> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name) {
+  StatusOr<const fb::Artifact*> in = verified(bytes, name);
+  if (!in) return in.status();
+  StatusOr<Program> program = parse_program((*in)->program(), name);
+  if (!program) return program.status();
+  Artifact artifact;
+  artifact.program = std::move(*program);
+  artifact.producer = text((*in)->producer());
+  artifact.graph = text((*in)->graph());
+  artifact.graph_name = text((*in)->graph_name());
+  return artifact;
 }
 
-StatusOr<std::string> artifact_producer(const std::vector<uint8_t>& bytes, const std::string& name) {
-  StatusOr<const fb::Artifact*> artifact = verified(bytes, name);
-  if (!artifact) return artifact.status();
-  return text((*artifact)->producer());
-}
-
-Status save_artifact(const Program& program, const std::string& path, const std::string& producer) {
-  std::vector<uint8_t> bytes = write_artifact(program, producer);
+Status save_artifact(const Artifact& artifact, const std::string& path) {
+  std::vector<uint8_t> bytes = write_artifact(artifact);
   std::string temporary = path + ".tmp." + std::to_string(getpid());
   FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) return Status::error(path + ": cannot write: " + std::strerror(errno));
@@ -217,7 +220,7 @@ Status save_artifact(const Program& program, const std::string& path, const std:
   return Status::ok();
 }
 
-StatusOr<Program> load_artifact(const std::string& path) {
+StatusOr<Artifact> load_artifact(const std::string& path) {
   struct stat info;
   if (stat(path.c_str(), &info) != 0) return Status::error(path + ": " + std::strerror(errno));
   if (!S_ISREG(info.st_mode)) return Status::error(path + ": not a regular file");

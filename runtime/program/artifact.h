@@ -31,24 +31,26 @@ constexpr uint16_t kArtifactFormatMinor = 0;
 /// The largest artifact read (a payload beyond this is refused before reading it).
 constexpr uint64_t kMaxArtifactBytes = uint64_t(1) << 34;
 
-/// The artifact bytes of `program`; `producer` names what made it
-/// ("spectral 0.1.0").
-std::vector<uint8_t> write_artifact(const Program& program, const std::string& producer);
+/// What a .spx file holds.
+struct Artifact {
+  Program program;
+  std::string producer;    // what made it: "spectral 0.1.0"
+  std::string graph;       // the MLIR it was compiled from (may be empty): --validate reads it
+  std::string graph_name;  // that MLIR's file name, for locations in messages
+};
 
-/// The Program in artifact bytes; `name` (a path) prefixes every error.
-StatusOr<Program> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name);
+/// The artifact bytes of `artifact`.
+std::vector<uint8_t> write_artifact(const Artifact& artifact);
 
-/// The producer recorded in artifact bytes that read_artifact accepts.
-StatusOr<std::string> artifact_producer(const std::vector<uint8_t>& bytes,
-                                        const std::string& name);
+/// The artifact in `bytes`; `name` (a path) prefixes every error.
+StatusOr<Artifact> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name);
 
 /// write_artifact to `path`, atomically (a temporary file renamed over it).
-Status save_artifact(const Program& program, const std::string& path,
-                     const std::string& producer);
+Status save_artifact(const Artifact& artifact, const std::string& path);
 
 /// read_artifact of the file at `path` (a regular file of at most
 /// kMaxArtifactBytes plus the header).
-StatusOr<Program> load_artifact(const std::string& path);
+StatusOr<Artifact> load_artifact(const std::string& path);
 
 /// Whether `bytes` start like an artifact (the "SPECTRAL" header): how a
 /// tool tells a .spx from a .mlir whatever the file's name.

@@ -10,6 +10,7 @@
 #include "compiler/API/Validate.h"
 #include "compiler/Reference/Evaluator.h"
 #include "dialects/spectral/IR/SpectralOps.h"
+#include "runtime/program/artifact.h"
 #include "runtime/program/kernel_dump.h"
 #include "runtime/program/report.h"
 #include "runtime/tensor/npy.h"
@@ -30,6 +31,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 
 using namespace mlir;
@@ -44,7 +46,7 @@ namespace {
 llvm::cl::OptionCategory category("spectral-run options");
 
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional,
-                                     llvm::cl::desc("<graph.mlir>"),
+                                     llvm::cl::desc("<graph.mlir or graph.spx>"),
                                      llvm::cl::Required, llvm::cl::cat(category));
 llvm::cl::opt<std::string> functionName("function",
                                         llvm::cl::desc("function to run"),
@@ -99,6 +101,9 @@ llvm::cl::opt<std::string> dumpKernels(
                    "DIR (default: $SPECTRAL_DUMP_DIR when set)"));
 llvm::cl::opt<std::string> dumpArch("dump-arch", llvm::cl::init("sm_90"), llvm::cl::cat(category),
                                     llvm::cl::desc("architecture of the dump: sm_XX of sm_75 or newer (sm_80, sm_90, sm_90a)"));
+
+/// The Program of a .spx input (spectral-compile's), run instead of compiling.
+std::optional<::spectral::Program> precompiled;
 
 /// "1 argument", "2 arguments".
 std::string count(size_t n, const char *noun) {
@@ -269,9 +274,12 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   options.fusionRemarks = fusionRemarks;
   options.reuseBuffers = !noBufferReuse;
   // The JIT's two halves (jitCompile is both): the dump and the report come
-  // between them, so a kernel that fails to load is still dumped.
+  // between them, so a kernel that fails to load is still dumped. A .spx
+  // brings its Program: nothing is compiled from the graph.
   auto start = std::chrono::steady_clock::now();
-  llvm::Expected<::spectral::Program> compiled = ::spectral::compileProgram(*copy, options);
+  llvm::Expected<::spectral::Program> compiled =
+      precompiled ? llvm::Expected<::spectral::Program>(std::move(*precompiled))
+                  : ::spectral::compileProgram(*copy, options);
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()));
   const double codegenMs = milliseconds(std::chrono::steady_clock::now() - start);
@@ -362,6 +370,26 @@ int main(int argc, char **argv) {
   auto file = openInputFile(inputFile, &error);
   if (!file)
     return fail(error);
+  llvm::StringRef head = file->getBuffer().take_front(8);
+  if (::spectral::looks_like_artifact(std::vector<uint8_t>(head.begin(), head.end()))) {
+    // A .spx: its Program runs; the graph it was compiled from (kept in it)
+    // gives the arguments' types and the reference for --validate.
+    ::spectral::StatusOr<::spectral::Artifact> artifact = ::spectral::load_artifact(inputFile);
+    if (!artifact)
+      return fail(artifact.status().message());
+    if (artifact->graph.empty())
+      return fail(inputFile + ": the artifact holds no graph (spectral-run needs the graph "
+                  "spectral-compile keeps in it)");
+    if (functionName.getNumOccurrences() && functionName != artifact->program.function)
+      return fail(inputFile + " holds @" + artifact->program.function + ", not @" + functionName);
+    for (const char *flag : {"no-fuse", "fusion-remarks", "no-buffer-reuse"})
+      if (llvm::cl::getRegisteredOptions().lookup(flag)->getNumOccurrences())
+        llvm::errs() << "spectral-run: warning: --" << flag << " has no effect on "
+                     << inputFile << ": it is compiled already\n";
+    functionName = artifact->program.function;
+    file = llvm::MemoryBuffer::getMemBufferCopy(artifact->graph, artifact->graph_name);
+    precompiled = std::move(artifact->program);
+  }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)

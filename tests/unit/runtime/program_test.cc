@@ -285,17 +285,20 @@ Program rich_program() {
 TEST(Artifact, RoundTripsEveryField) {
   Program p = rich_program();
   ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
-  std::vector<uint8_t> bytes = write_artifact(p, "spectral test");
+  std::vector<uint8_t> bytes = write_artifact({p, "spectral test", "func.func @f()", "g.mlir"});
   EXPECT_TRUE(looks_like_artifact(bytes));
-  StatusOr<Program> back = read_artifact(bytes, "a.spx");
+  StatusOr<Artifact> back = read_artifact(bytes, "a.spx");
   ASSERT_TRUE(back.is_ok()) << back.status().message();
-  EXPECT_EQ(write_artifact(*back, "spectral test"), bytes);  // nothing lost or changed
-  EXPECT_EQ(back->kernels[0].source.defines, p.kernels[0].source.defines);
-  EXPECT_EQ(back->steps[0].in_place, p.steps[0].in_place);
-  EXPECT_TRUE(back->buffers[0].donated);
-  EXPECT_EQ(*artifact_producer(bytes, "a.spx"), "spectral test");
+  EXPECT_EQ(write_artifact(*back), bytes);  // nothing lost or changed
+  const Program& q = back->program;
+  EXPECT_EQ(q.kernels[0].source.defines, p.kernels[0].source.defines);
+  EXPECT_EQ(q.steps[0].in_place, p.steps[0].in_place);
+  EXPECT_TRUE(q.buffers[0].donated);
+  EXPECT_EQ(back->producer, "spectral test");
+  EXPECT_EQ(back->graph, "func.func @f()");
+  EXPECT_EQ(back->graph_name, "g.mlir");
   // It runs as the original does.
-  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(std::move(*back), host());
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(std::move(back->program), host());
   ASSERT_TRUE(exe.is_ok()) << exe.status().message();
   std::vector<HostTensor> outputs;
   ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
@@ -303,9 +306,9 @@ TEST(Artifact, RoundTripsEveryField) {
 }
 
 TEST(Artifact, DamageIsAnErrorNamingTheFile) {
-  const std::vector<uint8_t> good = write_artifact(rich_program(), "spectral test");
+  const std::vector<uint8_t> good = write_artifact({rich_program(), "spectral test", "", ""});
   auto error = [](const std::vector<uint8_t>& bytes) {
-    StatusOr<Program> p = read_artifact(bytes, "m.spx");
+    StatusOr<Artifact> p = read_artifact(bytes, "m.spx");
     return p.is_ok() ? std::string("read") : p.status().message();
   };
   std::vector<uint8_t> foreign(good.size(), 'x');
@@ -331,19 +334,20 @@ TEST(Artifact, DamageIsAnErrorNamingTheFile) {
   // A well-formed payload holding an invalid program: Program::validate says why.
   Program invalid = rich_program();
   invalid.steps[0].kernel = 7;
-  EXPECT_NE(error(write_artifact(invalid, "x")).find("m.spx: invalid artifact: step 0"),
-            std::string::npos)
-      << error(write_artifact(invalid, "x"));
+  const std::vector<uint8_t> bytes = write_artifact({invalid, "x", "", ""});
+  EXPECT_NE(error(bytes).find("m.spx: invalid artifact: step 0"), std::string::npos)
+      << error(bytes);
 }
 
 TEST(Artifact, FilesAreWrittenWholeAndReadOnlyWhenRegular) {
   std::string dir = ::testing::TempDir() + "spx-" + std::to_string(getpid());
   ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
   std::string path = dir + "/model.spx";
-  ASSERT_TRUE(save_artifact(rich_program(), path, "spectral test").is_ok());
-  StatusOr<Program> loaded = load_artifact(path);
+  const Artifact artifact{rich_program(), "spectral test", "", ""};
+  ASSERT_TRUE(save_artifact(artifact, path).is_ok());
+  StatusOr<Artifact> loaded = load_artifact(path);
   ASSERT_TRUE(loaded.is_ok()) << loaded.status().message();
-  EXPECT_EQ(write_artifact(*loaded, "spectral test"), write_artifact(rich_program(), "spectral test"));
+  EXPECT_EQ(write_artifact(*loaded), write_artifact(artifact));
   // No temporary left beside it; a missing file, a directory and a FIFO are errors.
   EXPECT_EQ(std::system(("test $(ls " + dir + " | wc -l) -eq 1").c_str()), 0);
   EXPECT_NE(load_artifact(dir + "/none.spx").status().message().find("No such file"),
@@ -352,7 +356,7 @@ TEST(Artifact, FilesAreWrittenWholeAndReadOnlyWhenRegular) {
   std::string fifo = dir + "/fifo.spx";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_EQ(load_artifact(fifo).status().message(), fifo + ": not a regular file");
-  EXPECT_FALSE(save_artifact(rich_program(), dir + "/missing/x.spx", "s").is_ok());
+  EXPECT_FALSE(save_artifact(artifact, dir + "/missing/x.spx").is_ok());
   std::system(("rm -rf " + dir).c_str());
 }
 

@@ -1,0 +1,52 @@
+// spectral-compile writes a .spx artifact that spectral-run runs as it runs
+// the .mlir: the same results, --validate against the graph kept in it, the
+// same report; damaged files are errors naming the file.
+//
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: spectral-compile %s -o %t/g.spx 2>&1 | FileCheck %s --check-prefix=WROTE
+// WROTE: wrote {{.*}}g.spx: @main, 1 kernel
+// RUN: spectral-run %s --device=host --random-inputs --seed=3 > %t/from-mlir.txt
+// RUN: spectral-run %t/g.spx --device=host --random-inputs --seed=3 > %t/from-spx.txt
+// RUN: diff %t/from-mlir.txt %t/from-spx.txt
+// RUN: spectral-run %t/g.spx --device=host --random-inputs --validate --report 2>&1 | FileCheck %s --check-prefix=SPX
+// RUN: FileCheck %s --check-prefix=RESULT < %t/from-spx.txt
+// SPX-DAG: # main: 1 kernel
+// SPX-DAG: validate result #0 tensor<4x64xf32>: {{.*}}: PASS
+// RESULT: result #0: tensor<4x64xf32>
+//
+// Another function, and the options that no longer apply.
+// RUN: spectral-compile %s --function=twice -o %t/twice.spx --no-fuse 2>&1 | FileCheck %s --check-prefix=TWICE
+// TWICE: wrote {{.*}}twice.spx: @twice, 1 kernel
+// RUN: not spectral-run %t/twice.spx --function=main --random-inputs 2>&1 | FileCheck %s --check-prefix=OTHER
+// OTHER: error: {{.*}}twice.spx holds @twice, not @main
+// RUN: spectral-run %t/twice.spx --no-fuse --device=host --random-inputs 2>&1 | FileCheck %s --check-prefix=IGNORED
+// IGNORED: warning: --no-fuse has no effect on {{.*}}twice.spx: it is compiled already
+//
+// Damage: one byte short, one byte flipped, a newer format.
+// RUN: head -c -1 %t/g.spx > %t/short.spx
+// RUN: not spectral-run %t/short.spx --random-inputs 2>&1 | FileCheck %s --check-prefix=SHORT
+// SHORT: error: {{.*}}short.spx: truncated or padded: the header says {{[0-9]+}} payload bytes, the file holds {{[0-9]+}}
+// RUN: python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[-20] ^= 1; open(sys.argv[2], 'wb').write(b)" %t/g.spx %t/flipped.spx
+// RUN: not spectral-run %t/flipped.spx --random-inputs 2>&1 | FileCheck %s --check-prefix=FLIPPED
+// FLIPPED: error: {{.*}}flipped.spx: checksum mismatch: the file is corrupted
+// RUN: python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[8] = 9; open(sys.argv[2], 'wb').write(b)" %t/g.spx %t/newer.spx
+// RUN: not spectral-run %t/newer.spx --random-inputs 2>&1 | FileCheck %s --check-prefix=NEWER
+// NEWER: error: {{.*}}newer.spx: artifact format 9.0, this runtime reads format 1.x: compile it again with this spectral (newer format)
+//
+// spectral-compile's own errors.
+// RUN: not spectral-compile %s --function=none -o %t/none.spx 2>&1 | FileCheck %s --check-prefix=NOFUNC
+// NOFUNC: spectral-compile: error: no function @none (there is: @main @twice)
+// RUN: not spectral-compile %s -o %t/missing/dir/g.spx 2>&1 | FileCheck %s --check-prefix=NODIR
+// NODIR: spectral-compile: error: {{.*}}missing/dir/g.spx: cannot write: No such file or directory
+
+func.func @main(%x: tensor<4x64xf32>, %w: tensor<4x33xcomplex<f32>>) -> tensor<4x64xf32> {
+  %f = spectral.rfft %x axes [1] : tensor<4x64xf32>
+  %m = spectral.mul %f, %w : tensor<4x33xcomplex<f32>>, tensor<4x33xcomplex<f32>>
+  %y = spectral.irfft %m axes [1] length 64 : tensor<4x33xcomplex<f32>>
+  return %y : tensor<4x64xf32>
+}
+
+func.func @twice(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %y = spectral.add %x, %x : tensor<8xf32>, tensor<8xf32>
+  return %y : tensor<8xf32>
+}
