@@ -4,6 +4,9 @@
 // of the shapes codegen compiles as one kernel (compiler/Codegen/FusedRegion.h),
 // in the spirit of TVM's partitioner, greedily and in program order:
 //
+//  0. With block-programs, connected small work (reductions, softmax,
+//     losses and the elementwise ops around them, OpKinds.h
+//     blockProgramWork) becomes one region first: one kernel of one block.
 //  1. Around each anchor (OpKinds.h), its store takes the pointwise ops that
 //     read its result, or a value the store already computes, at the
 //     element being stored (same shape, no broadcast of those values, none
@@ -13,9 +16,9 @@
 //     and goes on from the inverse's result. An rfft whose low modes go
 //     through one channel_mix back to an irfft (a 1-D FNO spectral
 //     convolution, OpKinds.h) takes that whole chain the same way. The
-//     store of a 2-D rfft of one image per block also takes the slices,
-//     pads and concats that keep each element in its image (mode
-//     truncation: only the kept modes are written).
+//     store of a 2-D rfft of one image per block also takes the slices and
+//     concats that keep each element in its image (mode truncation: only
+//     the kept modes are written; a padding is left to the consumer's load).
 //     A row reduction (over the last axis, keepdims) starts a row program
 //     instead when later row reductions of the same rows, and pointwise ops
 //     on rows or on one value per row, read what it computes (layer norm):
