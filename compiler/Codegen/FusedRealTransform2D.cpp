@@ -186,10 +186,6 @@ std::vector<int> twiddleTables(ProgramBuilder &builder, const fusion::RealTransf
                                   planning::fftTwiddles(shape.h, shape.h), shape.wide)};
 }
 
-} // namespace
-
-namespace {
-
 /// The kernel of `ops` (elementwise ops around one 2-D real transform)
 /// computing `yielded` into the buffers `outputBuffers` gives (asked for
 /// only once the kernel is sure to be made).
