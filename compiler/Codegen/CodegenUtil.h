@@ -17,6 +17,9 @@ std::string lit(int64_t value);
 
 /// The product of `shape`'s dims (1 for rank 0).
 int64_t elementCount(llvm::ArrayRef<int64_t> shape);
+/// `value` in decimal, for the text of generated units.
+inline std::string str(int64_t value) { return std::to_string(value); }
+
 /// The number of elements of a statically shaped tensor value.
 int64_t elementCount(mlir::Value tensor);
 

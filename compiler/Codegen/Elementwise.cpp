@@ -135,6 +135,11 @@ public:
   }
 
   llvm::ArrayRef<Value> leaves() const { return leafOrder_; }
+  /// Makes `value`, requested of the group, a leaf when no op of the group
+  /// computes it (an input read as it is); a splat constant stays a literal.
+  void request(Value value) {
+    if (!splatLiteral(value.getDefiningOp())) leafOf(value);
+  }
   /// Leaves read through a member of the given type instead of a pointer.
   std::vector<std::pair<Value, std::string>> accessors_;
   bool reportsErrors() const { return !failing_.empty(); }
@@ -411,6 +416,7 @@ llvm::Expected<FusedGroup> renderFusedGroup(llvm::ArrayRef<Operation *> ops, Val
   GroupWriter writer(ops, inlined);
   writer.accessors_.assign(accessors.begin(), accessors.end());
   if (llvm::Error error = writer.render()) return error;
+  for (Value value : values) writer.request(value);
   FusedGroup group;
   group.definition = writer.definition(name);
   group.leaves.assign(writer.leaves().begin(), writer.leaves().end());

@@ -28,7 +28,8 @@ struct FusedGroup {
 /// the object `object` at the index expression `index`. `inlined` (may be
 /// null) is a value computed outside the group, an anchor's result, whose
 /// element at `index` is the expression `a`; an op that would read it at
-/// another element is an error (not fusable). A leaf listed in `accessors`
+/// another element is an error (not fusable). A requested value no op
+/// computes is a leaf (read as it is). A leaf listed in `accessors`
 /// is read through a member of the type given there (any type with
 /// `operator[](long long)`, e.g. a view of shared memory) instead of a
 /// pointer.

@@ -22,16 +22,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Codegen/CodegenUtil.h"
-#include "compiler/Codegen/Constants.h"
 #include "compiler/Codegen/FusedReductions.h"
 #include "compiler/Codegen/FusedRegion.h"
 #include "compiler/Fusion/OpKinds.h"
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/xxhash.h"
-
-#include <cstdio>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -40,8 +36,6 @@ namespace spectral::codegen {
 namespace {
 
 constexpr int64_t kBlock = 256;
-
-std::string str(int64_t value) { return std::to_string(value); }
 
 std::vector<int64_t> shapeOf(Value v) {
   llvm::ArrayRef<int64_t> s = cast<ShapedType>(v.getType()).getShape();
@@ -148,12 +142,10 @@ public:
     } else {
       args.push_back(StepArg::i64(0));
     }
-    char digest[9];  // of everything the kernel computes, not of one stage
-    std::snprintf(digest, sizeof digest, "%08x",
-                  unsigned(llvm::xxh3_64bits(definitions_ + code) & 0xffffffffu));
+    // Named after everything the kernel computes, not one stage.
     std::string entry =
         "block_" + std::string(shortName(dtypeOf(stages_.front()->getOperand(0).getType()))) + "_" +
-        str(int64_t(stages_.size())) + "stages_" + digest;
+        str(int64_t(stages_.size())) + "stages_" + textDigest(definitions_ + code);
     KernelSource unit = boundedUnit("loss.cuh", entry, int(kBlock), llvm::join(params, ", "), code,
                                     "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n\n"
                                     "namespace {\n" + definitions_ + "}  // namespace\n\n");
@@ -187,12 +179,7 @@ private:
     if (g.reportsErrors) return std::nullopt;
     std::string tag = nameAfterText(g, "Stage"), fields;
     for (Value leaf : g.leaves) fields += nameOf(leaf) + ", ";
-    for (size_t k = 0; k < values.size(); ++k) {
-      Operation *def = values[k].getDefiningOp();
-      bool computed = def && llvm::is_contained(elementwise_, def) && !splatLiteral(def);
-      exprs->push_back(computed || (def && splatLiteral(def)) ? g.calls[k]
-                                                              : nameOf(values[k]) + "[i]");
-    }
+    exprs->insert(exprs->end(), g.calls.begin(), g.calls.end());
     if (!llvm::is_contained(tags_, tag)) definitions_ += g.definition;  // same text, same tag
     tags_.push_back(tag);
     return "    const Stage_" + tag + " " + object + "{" + fields + "nullptr};\n";

@@ -39,8 +39,6 @@ namespace sp = mlir::spectral;
 namespace spectral::codegen {
 namespace {
 
-std::string str(int64_t value) { return std::to_string(value); }
-
 /// The kept columns of a forward transform: below the largest limit of the
 /// slices when the spectrum is read only through slices, else all of them.
 int64_t keptColumns(Value spectrum, llvm::ArrayRef<Operation *> ops, int64_t bins) {
@@ -141,10 +139,7 @@ std::optional<ImageStore> imageStore(CodegenContext &context, llvm::ArrayRef<Val
   end.tag = "_Sepi" + tag;
   end.ops = describeFusedOps(storing);
   end.init = "Epilogue_" + tag + "{" + fields + "nullptr}";
-  // The store also holds the view itself: a yield of the spectrum as it is
-  // is read through it (the group holds only what its ops read).
-  end.init += ", SpectrumInShared{shared, (" + t + ")factor}";
-  std::string members = "  Epilogue_" + tag + " g;\n  SpectrumInShared spectrum;\n", writes;
+  std::string members = "  Epilogue_" + tag + " g;\n", writes;
   int64_t most = 0;
   for (size_t k = 0; k < outputs.size(); ++k) {
     std::string name = "epi_out" + str(int64_t(k)), member = "out" + str(int64_t(k));
@@ -154,9 +149,8 @@ std::optional<ImageStore> imageStore(CodegenContext &context, llvm::ArrayRef<Val
     end.bytes += bytesOf(context, outputs[k]);
     end.init += ", " + name;
     members += "  " + type + "* " + member + ";\n";
-    std::string value = yielded[k] == spectrum ? "spectrum[i]" : group.calls[k];
     writes += "    if (e < " + str(perImage[k]) + ") {\n      const long long i = (long long)image * " +
-              str(perImage[k]) + " + e;\n      " + member + "[i] = " + value + ";\n    }\n";
+              str(perImage[k]) + " + e;\n      " + member + "[i] = " + group.calls[k] + ";\n    }\n";
     most = std::max(most, perImage[k]);
   }
   const int64_t bins = shape.w / 2 + 1;

@@ -13,18 +13,14 @@ using namespace mlir;
 namespace sp = mlir::spectral;
 
 namespace spectral::codegen {
-namespace {
-
 /// Eight hex digits of FNV-1a over `text`.
-std::string digest(const std::string &text) {
+std::string textDigest(const std::string &text) {
   uint64_t hash = 1469598103934665603ull;
   for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
   char out[9];
   std::snprintf(out, sizeof out, "%08x", unsigned(hash ^ (hash >> 32)));
   return out;
 }
-
-} // namespace
 
 std::vector<Operation *> needed(llvm::ArrayRef<Operation *> ops, llvm::ArrayRef<Value> roots) {
   llvm::DenseSet<Operation *> candidates(ops.begin(), ops.end()), keep;
@@ -182,7 +178,7 @@ std::vector<int> fusionOutputs(CodegenContext &context, sp::FusionOp fusion) {
 }
 
 std::string nameAfterText(FusedGroup &group, const std::string &placeholder) {
-  std::string tag = digest(group.definition + llvm::join(group.calls, ";"));
+  std::string tag = textDigest(group.definition + llvm::join(group.calls, ";"));
   const std::string keyword = "struct ";
   size_t at = group.definition.find(keyword + placeholder + " {") + keyword.size();
   group.definition.replace(at, placeholder.size(), placeholder + "_" + tag);

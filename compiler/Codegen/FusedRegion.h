@@ -117,6 +117,10 @@ void bindYieldedBuffers(CodegenContext &context, mlir::spectral::FusionOp fusion
 /// The buffers of `fusion`'s results: the ones they have, new ones for the rest.
 std::vector<int> fusionOutputs(CodegenContext &context, mlir::spectral::FusionOp fusion);
 
+/// Eight hex digits naming `text` (FNV-1a): kernels and functors of
+/// different text get different names.
+std::string textDigest(const std::string &text);
+
 /// Renames the group's struct (rendered as "Prologue" or "Epilogue") after
 /// its text, so that functors of different text never share a name in one
 /// unit; returns the eight hex digits appended.

@@ -29,9 +29,6 @@
 
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/xxhash.h"
-
-#include <cstdio>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -43,8 +40,6 @@ namespace {
 /// read from global memory at each stage.
 constexpr int64_t kMaxCachedRowBytes = 32 * 1024;
 constexpr int64_t kMaxRowThreads = 256;
-
-std::string str(int64_t value) { return std::to_string(value); }
 
 std::string reduceOp(Operation *op, const std::string &type) {
   const char *name = isa<sp::ReduceSumOp>(op) ? "Sum" : isa<sp::ReduceMeanOp>(op) ? "Mean" : "Max";
@@ -182,13 +177,6 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
       return std::nullopt;
     }
     if (group->reportsErrors) return std::nullopt;
-    // A value no op of the group computes (an input, a reduction) is read
-    // as it is.
-    for (size_t k = 0; k < values.size(); ++k) {
-      Operation *def = values[k].getDefiningOp();
-      if (!def || !llvm::is_contained(elementwise, def))
-        group->calls[k] = leaves.lookup(values[k]).init + "[i]";
-    }
     std::string tag = nameAfterText(*group, name), fields;
     for (Value leaf : group->leaves) fields += leaves.lookup(leaf).init + ", ";
     *init = name + "_" + tag + "{" + fields + "nullptr}";
@@ -245,11 +233,9 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
             ") {\n" + copies + "    }\n";
   body += stages;
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
-  char digest[9];  // of everything the kernel computes, not of one stage
-  std::snprintf(digest, sizeof digest, "%08x",
-                unsigned(llvm::xxh3_64bits(definitions + body) & 0xffffffffu));
+  // Named after everything the kernel computes, not one stage.
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
-                      digest;
+                      textDigest(definitions + body);
   std::string prelude =
       "#include \"elementwise.cuh\"\n\nnamespace {\n"
       "/// One value per row: this block row's, in shared memory (any index of its row).\n"
