@@ -18,25 +18,84 @@ int64_t HostTensor::elements() const {
   return count;
 }
 
-std::string HostTensor::type_string() const {
-  std::string text = "tensor<";
-  for (int64_t d : shape) text += std::to_string(d) + "x";
-  return text + dtype_name(dtype) + ">";
-}
+std::string HostTensor::type_string() const { return spectral::type_string(dtype, shape); }
+
+/// The storage one run uses: every buffer's address, the inputs', outputs' and
+/// temporaries' its own, the constants' shared. Runs at the same time take
+/// different workspaces, so a loaded Executable runs calls from many threads.
+struct Workspace {
+  std::vector<void*> storage;  // per buffer id; views hold their target's address
+  std::vector<void*> owned;    // what this workspace allocated
+};
 
 struct Executable::State {
   Program program;
   Device* device = nullptr;
   std::vector<std::shared_ptr<Kernel>> kernels;
-  std::vector<void*> storage;  // per buffer id; views hold their target's pointer
-  std::mutex run_mutex;
+  std::vector<void*> constants;  // per buffer id: a constant's storage, else null
+  std::mutex mutex;              // guards idle and workspaces
+  std::vector<Workspace*> idle;  // workspaces no run holds
+  std::vector<std::unique_ptr<Workspace>> workspaces;
 
   ~State() {
-    for (size_t id = 0; id < storage.size(); ++id)
-      if (program.storage_of(int(id)) == int(id) && storage[id])
-        (void)device->release(storage[id]);
+    for (const std::unique_ptr<Workspace>& workspace : workspaces)
+      for (void* pointer : workspace->owned) (void)device->release(pointer);
+    for (void* pointer : constants)
+      if (pointer) (void)device->release(pointer);
+  }
+
+  /// A workspace for one run: an idle one, or a new one.
+  StatusOr<Workspace*> acquire();
+  void give_back(Workspace* workspace) {
+    std::lock_guard<std::mutex> lock(mutex);
+    idle.push_back(workspace);
   }
 };
+
+namespace {
+
+Status allocation_error(const BufferDesc& buffer, const Status& status) {
+  return Status::error("allocating buffer '" + buffer.name + "' (" +
+                       std::to_string(buffer.bytes()) + " bytes): " + status.message());
+}
+
+}  // namespace
+
+StatusOr<Workspace*> Executable::State::acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!idle.empty()) {
+      Workspace* workspace = idle.back();
+      idle.pop_back();
+      return workspace;
+    }
+  }
+  const Program& p = program;
+  auto workspace = std::make_unique<Workspace>();
+  workspace->storage.assign(p.buffers.size(), nullptr);
+  for (size_t id = 0; id < p.buffers.size(); ++id) {
+    if (p.storage_of(int(id)) != int(id)) continue;
+    if (constants[id]) {
+      workspace->storage[id] = constants[id];
+      continue;
+    }
+    StatusOr<void*> pointer = device->allocate(size_t(p.buffers[id].bytes()));
+    if (!pointer) {
+      for (void* owned : workspace->owned) (void)device->release(owned);
+      return allocation_error(p.buffers[id], pointer.status());
+    }
+    workspace->storage[id] = *pointer;
+    workspace->owned.push_back(*pointer);
+  }
+  for (size_t id = 0; id < p.buffers.size(); ++id) {
+    workspace->storage[id] = workspace->storage[p.storage_of(int(id))];
+    if (p.buffers[id].role == BufferRole::kView)  // a contiguous slice starts further in
+      workspace->storage[id] = static_cast<char*>(workspace->storage[id]) + p.buffers[id].view_offset;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  workspaces.push_back(std::move(workspace));
+  return workspaces.back().get();
+}
 
 namespace {
 
@@ -90,27 +149,21 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
   if (Status status = load_kernels(p, device, threads, &state->kernels); !status) return status;
   const CacheStats after = KernelCache::global().stats();
 
-  state->storage.assign(p.buffers.size(), nullptr);
+  state->constants.assign(p.buffers.size(), nullptr);
   for (size_t id = 0; id < p.buffers.size(); ++id) {
     const BufferDesc& buffer = p.buffers[id];
-    if (p.storage_of(int(id)) != int(id)) continue;
+    if (buffer.role != BufferRole::kConstant) continue;
     StatusOr<void*> pointer = device.allocate(size_t(buffer.bytes()));
-    if (!pointer)
-      return Status::error("allocating buffer '" + buffer.name + "' (" +
-                           std::to_string(buffer.bytes()) + " bytes): " +
-                           pointer.status().message());
-    state->storage[id] = *pointer;
-    if (buffer.role == BufferRole::kConstant) {
-      const std::vector<uint8_t>& bytes = p.constants[buffer.constant];
-      if (Status status = device.copy_to_device(*pointer, bytes.data(), bytes.size()); !status)
-        return status;
-    }
+    if (!pointer) return allocation_error(buffer, pointer.status());
+    state->constants[id] = *pointer;
+    const std::vector<uint8_t>& bytes = p.constants[buffer.constant];
+    if (Status status = device.copy_to_device(*pointer, bytes.data(), bytes.size()); !status)
+      return status;
   }
-  for (size_t id = 0; id < p.buffers.size(); ++id) {
-    state->storage[id] = state->storage[p.storage_of(int(id))];
-    if (p.buffers[id].role == BufferRole::kView)  // a contiguous slice starts further in
-      state->storage[id] = static_cast<char*>(state->storage[id]) + p.buffers[id].view_offset;
-  }
+  // The first workspace now, so a program too large for the device fails at load.
+  StatusOr<Workspace*> workspace = state->acquire();
+  if (!workspace) return workspace.status();
+  state->give_back(*workspace);
 
   if (stats) {
     stats->kernels = int(p.kernels.size());
@@ -154,30 +207,80 @@ void build_args(const Step& step, const std::vector<void*>& storage, LaunchArgs*
 }  // namespace
 
 Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs) {
+  const Program& p = state_->program;
+  std::vector<Tensor> in, out;
+  for (const HostTensor& input : inputs) {
+    Tensor view = Tensor::view(const_cast<uint8_t*>(input.bytes.data()), input.dtype, input.shape);
+    if (view.bytes() != input.bytes.size())  // a HostTensor whose bytes do not fit its type
+      return Status::error("argument #" + std::to_string(in.size()) + " must be " +
+                           input.type_string() + " with " + std::to_string(view.bytes()) +
+                           " bytes, got " + std::to_string(input.bytes.size()));
+    in.push_back(view);
+  }
+  std::vector<HostTensor> results;
+  for (int id : p.outputs) {
+    const BufferDesc& buffer = p.buffers[id];
+    results.push_back({buffer.dtype, buffer.shape, std::vector<uint8_t>(size_t(buffer.bytes()))});
+    out.push_back(Tensor::view(results.back().bytes.data(), buffer.dtype, buffer.shape));
+  }
+  if (Status status = run(in, out); !status) return status;
+  *outputs = std::move(results);
+  return Status::ok();
+}
+
+namespace {
+
+/// An error unless `tensors` match the types of `ids` one by one.
+Status check_types(const Program& p, const std::vector<int>& ids,
+                   const std::vector<Tensor>& tensors, const char* what) {
+  if (tensors.size() != ids.size())
+    return Status::error("'" + p.function + "' " +
+                         (std::string(what) == "argument" ? "takes " : "returns ") +
+                         std::to_string(ids.size()) + " " + what + (ids.size() == 1 ? "" : "s") +
+                         ", got " + std::to_string(tensors.size()));
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const BufferDesc& buffer = p.buffers[ids[i]];
+    const Tensor& tensor = tensors[i];
+    if (tensor.dtype() != buffer.dtype || tensor.shape() != buffer.shape)
+      return Status::error(std::string(what) + " #" + std::to_string(i) + " must be " +
+                           type_string(buffer.dtype, buffer.shape) + ", got " +
+                           tensor.type_string());
+    if (tensor.data() == nullptr && buffer.bytes() > 0)
+      return Status::error(std::string(what) + " #" + std::to_string(i) + " has no data");
+  }
+  return Status::ok();
+}
+
+/// Gives a workspace back when a run ends, however it ends.
+class WorkspaceLease {
+ public:
+  WorkspaceLease(Executable::State& state, Workspace* workspace)
+      : state_(state), workspace_(workspace) {}
+  ~WorkspaceLease() { state_.give_back(workspace_); }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+
+ private:
+  Executable::State& state_;
+  Workspace* workspace_;
+};
+
+}  // namespace
+
+Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
   State& s = *state_;
   const Program& p = s.program;
-  std::lock_guard<std::mutex> lock(s.run_mutex);
-  if (inputs.size() != p.inputs.size())
-    return Status::error("'" + p.function + "' takes " + std::to_string(p.inputs.size()) +
-                         (p.inputs.size() == 1 ? " argument" : " arguments") + ", got " +
-                         std::to_string(inputs.size()));
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const BufferDesc& buffer = p.buffers[p.inputs[i]];
-    const HostTensor& input = inputs[i];
-    if (input.dtype != buffer.dtype || input.shape != buffer.shape ||
-        int64_t(input.bytes.size()) != buffer.bytes()) {
-      HostTensor expected{buffer.dtype, buffer.shape, {}};
-      return Status::error("argument #" + std::to_string(i) + " must be " +
-                           expected.type_string() + ", got " + input.type_string() +
-                           (input.dtype == buffer.dtype && input.shape == buffer.shape
-                                ? " with " + std::to_string(input.bytes.size()) + " bytes"
-                                : ""));
-    }
-    if (Status status = s.device->copy_to_device(s.storage[p.inputs[i]], input.bytes.data(),
-                                                 input.bytes.size());
+  if (Status status = check_types(p, p.inputs, inputs, "argument"); !status) return status;
+  if (Status status = check_types(p, p.outputs, outputs, "result"); !status) return status;
+  StatusOr<Workspace*> workspace = s.acquire();
+  if (!workspace) return workspace.status();
+  WorkspaceLease lease(s, *workspace);
+  const std::vector<void*>& storage = (*workspace)->storage;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (Status status = s.device->copy_to_device(storage[p.inputs[i]], inputs[i].data(),
+                                                 inputs[i].bytes());
         !status)
       return status;
-  }
 
   LaunchArgs args;
   for (const Step& step : p.steps) {
@@ -185,18 +288,18 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
     switch (step.kind) {
       case Step::Kind::kLaunch: {
         if (step.error_word >= 0)
-          if (Status zero = s.device->fill_zero(s.storage[step.error_word], 8); !zero) return zero;
-        build_args(step, s.storage, &args);
+          if (Status zero = s.device->fill_zero(storage[step.error_word], 8); !zero) return zero;
+        build_args(step, storage, &args);
         status = s.device->launch(*s.kernels[step.kernel], step.grid, step.block,
                                   step.shared_bytes, args.pointers.data());
         break;
       }
       case Step::Kind::kCopy:
-        status = s.device->copy_on_device(s.storage[step.target], s.storage[step.source],
+        status = s.device->copy_on_device(storage[step.target], storage[step.source],
                                           size_t(p.buffers[step.source].bytes()));
         break;
       case Step::Kind::kZero:
-        status = s.device->fill_zero(s.storage[step.target], size_t(p.buffers[step.target].bytes()));
+        status = s.device->fill_zero(storage[step.target], size_t(p.buffers[step.target].bytes()));
         break;
     }
     if (!status) return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
@@ -208,7 +311,7 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
   for (const Step& step : p.steps) {
     if (step.kind != Step::Kind::kLaunch || step.error_word < 0) continue;
     uint64_t word = 0;
-    if (Status status = s.device->copy_to_host(&word, s.storage[step.error_word], sizeof word);
+    if (Status status = s.device->copy_to_host(&word, storage[step.error_word], sizeof word);
         !status)
       return status;
     if (word != 0)
@@ -216,15 +319,11 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
                            std::to_string(~word) + ")");
   }
 
-  outputs->clear();
-  for (int id : p.outputs) {
-    const BufferDesc& buffer = p.buffers[id];
-    HostTensor out{buffer.dtype, buffer.shape, std::vector<uint8_t>(size_t(buffer.bytes()))};
-    if (Status status = s.device->copy_to_host(out.bytes.data(), s.storage[id], out.bytes.size());
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (Status status = s.device->copy_to_host(outputs[i].data(), storage[p.outputs[i]],
+                                               outputs[i].bytes());
         !status)
       return status;
-    outputs->push_back(std::move(out));
-  }
   return s.device->synchronize();
 }
 

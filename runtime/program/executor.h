@@ -2,16 +2,19 @@
 //
 // Executable::load checks the Program, compiles every kernel before the
 // first launch (in parallel over the cores, through the kernel cache), and
-// allocates the buffers and uploads the constants once. run() copies the
-// inputs in, runs the steps in order, and copies the outputs out. A launch
-// that reports bad indices (Step::error_word, read after the last step)
-// fails the run with the step's op and location. A loaded Executable runs
-// one call at a time.
+// uploads the constants once. run() copies the inputs in, runs the steps in
+// order, and copies the outputs out. A launch that reports bad indices
+// (Step::error_word, read after the last step) fails the run with the step's
+// op and location. run() may be called from several threads at once: each
+// call takes a workspace (the storage of the inputs, outputs and temporaries)
+// no other call holds, allocating one when all are busy; workspaces are kept
+// for later runs and freed with the Executable.
 #pragma once
 
 #include "runtime/device/device.h"
 #include "runtime/program/program.h"
 #include "runtime/status.h"
+#include "spectral/tensor.h"
 
 #include <cstdint>
 #include <memory>
@@ -53,11 +56,16 @@ class Executable {
   /// One input per Program::inputs, matching dtype and shape exactly (the
   /// error names the argument); fills `outputs` (one per Program::outputs).
   Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs);
+  /// The same with the caller's arrays: `outputs` must match Program::outputs'
+  /// dtypes and shapes and are written in place (an input's memory may be an
+  /// output's: inputs are copied in before any output is written).
+  Status run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
 
   const Program& program() const;
 
- private:
   struct State;
+
+ private:
   explicit Executable(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

@@ -3,40 +3,6 @@
 
 namespace spectral {
 
-const char* dtype_name(DType dtype) {
-  switch (dtype) {
-    case DType::kBool: return "i1";
-    case DType::kInt32: return "i32";
-    case DType::kInt64: return "i64";
-    case DType::kFloat32: return "f32";
-    case DType::kFloat64: return "f64";
-    case DType::kComplex64: return "complex<f32>";
-    case DType::kComplex128: return "complex<f64>";
-  }
-  return "?";
-}
-
-int dtype_size(DType dtype) {
-  switch (dtype) {
-    case DType::kBool: return 1;
-    case DType::kInt32:
-    case DType::kFloat32: return 4;
-    case DType::kInt64:
-    case DType::kFloat64:
-    case DType::kComplex64: return 8;
-    case DType::kComplex128: return 16;
-  }
-  return 0;
-}
-
-bool dtype_is_complex(DType dtype) {
-  return dtype == DType::kComplex64 || dtype == DType::kComplex128;
-}
-
-bool dtype_is_wide(DType dtype) {
-  return dtype == DType::kFloat64 || dtype == DType::kComplex128 || dtype == DType::kInt64;
-}
-
 int64_t BufferDesc::elements() const {
   int64_t count = 1;
   for (int64_t d : shape) count *= d;

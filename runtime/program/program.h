@@ -12,6 +12,7 @@
 #pragma once
 
 #include "runtime/device/device.h"
+#include "spectral/tensor.h"  // DType and its names
 
 #include <cstdint>
 #include <string>
@@ -19,16 +20,6 @@
 
 namespace spectral {
 
-/// Element types, as the dialect spells them.
-enum class DType : uint8_t { kBool, kInt32, kInt64, kFloat32, kFloat64, kComplex64, kComplex128 };
-
-/// "i1", "i32", "i64", "f32", "f64", "complex<f32>", "complex<f64>".
-const char* dtype_name(DType dtype);
-/// Bytes per element (i1 is one byte).
-int dtype_size(DType dtype);
-bool dtype_is_complex(DType dtype);
-/// Whether the dtype's reals are 64-bit (f64, complex<f64>, i64).
-bool dtype_is_wide(DType dtype);
 
 enum class BufferRole : uint8_t {
   kInput,      // an argument of the function, written by the caller before a run
