@@ -1,33 +1,12 @@
 //===- Compile.cpp - spectral::compile: a Graph to a loaded Model ---------===//
 #include "compiler/API/GraphState.h"
 
-#include "compiler/Fusion/Passes.h"
-#include "compiler/Pipelines/Pipelines.h"
 #include "runtime/program/kernel_dump.h"
 #include "runtime/program/model.h"
-
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "mlir/Transforms/Passes.h"
-
-#include <mutex>
 
 using namespace mlir;
 
 namespace spectral {
-namespace {
-
-/// The passes a pipeline may name, as spectral-opt registers them (once per process).
-void registerPasses() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    registerTransformsPasses();
-    registerPipelines();
-    registerFusionPasses();
-  });
-}
-
-} // namespace
 
 StatusOr<Model> compile(const Graph &graph, const CompileOptions &options) {
   Graph::State &s = GraphAccess::state(graph);
@@ -42,17 +21,7 @@ StatusOr<Model> compile(const Graph &graph, const CompileOptions &options) {
   jit.simplify = options.simplify;
   jit.fuse = options.fuse;
   jit.reuseBuffers = options.reuse_buffers;
-  if (!options.pass_pipeline.empty()) {
-    registerPasses();
-    PassManager pm(s.context.get());
-    std::string errors;
-    llvm::raw_string_ostream os(errors);
-    if (failed(parsePassPipeline(options.pass_pipeline, pm, os)))
-      return Status::error("pass pipeline '" + options.pass_pipeline + "': " + errors);
-    if (failed(pm.run(*module)))
-      return Status::error(capture.take("pass pipeline '" + options.pass_pipeline + "' failed"));
-    jit.simplify = jit.fuse = false;
-  }
+  jit.passPipeline = options.pass_pipeline;
   llvm::Expected<Program> program = compileProgram(*module, jit);
   if (!program) {
     std::string message = llvm::toString(program.takeError());

@@ -12,8 +12,12 @@
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/SourceMgr.h"
+
+#include <mutex>
 
 using namespace mlir;
 
@@ -41,8 +45,38 @@ llvm::Expected<OwningOpRef<ModuleOp>> parseFile(MLIRContext &context, const std:
   return module;
 }
 
+namespace {
+
+/// The passes a pipeline may name, as spectral-opt registers them (once per process).
+void registerPasses() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    registerTransformsPasses();
+    registerPipelines();
+    registerFusionPasses();
+  });
+}
+
+} // namespace
+
 llvm::Expected<Program> compileProgram(ModuleOp module, const JitOptions &options) {
-  if (options.simplify || options.fuse) {
+  if (!options.passPipeline.empty()) {
+    registerPasses();
+    std::string errors;
+    llvm::raw_string_ostream os(errors);
+    FailureOr<OpPassManager> parsed = parsePassPipeline(options.passPipeline, os);
+    if (failed(parsed))
+      return llvm::createStringError("pass pipeline '" + options.passPipeline + "': " + errors);
+    if (parsed->getOpAnchorName() != ModuleOp::getOperationName())
+      return llvm::createStringError("pass pipeline '" + options.passPipeline +
+                                     "' must be anchored on builtin.module: "
+                                     "'builtin.module(func.func(spectral-fuse))'");
+    PassManager pm(module.getContext());
+    static_cast<OpPassManager &>(pm) = *parsed;
+    if (failed(pm.run(module)))
+      return llvm::createStringError("pass pipeline '" + options.passPipeline +
+                                     "' failed (see the diagnostics above)");
+  } else if (options.simplify || options.fuse) {
     PassManager pm(module.getContext());
     if (options.simplify) addSimplifyPipeline(pm);
     if (options.fuse) {

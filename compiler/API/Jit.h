@@ -27,6 +27,9 @@ struct JitOptions {
   bool fusionRemarks = false;  // spectral-fuse remarks on unfused pairs (to the diagnostics)
   bool reuseBuffers = true;    // temporaries share storage when their lives do not meet
   int compileThreads = 0;  // parallel kernel compiles at load (0: hardware threads)
+  /// An MLIR pass pipeline run instead of simplify and fuse (for experiments):
+  /// "builtin.module(func.func(spectral-fuse))". Any pass spectral-opt has.
+  std::string passPipeline;
 };
 
 /// A context with the dialects graphs use (spectral, func, arith) loaded.

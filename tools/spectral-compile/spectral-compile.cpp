@@ -6,7 +6,8 @@
 // (runtime/program/artifact.h) with the graph's text beside it, so that
 // spectral-run runs the .spx as it runs the .mlir (--validate included)
 // without compiling the graph again. --report and --dump-kernels show the
-// Program as spectral-run does.
+// Program as spectral-run does. --emit=mlir writes the graph after the
+// passes instead, --emit=cuda every kernel's instantiation unit.
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/API/Jit.h"
@@ -28,9 +29,20 @@ llvm::cl::OptionCategory category("spectral-compile options");
 
 llvm::cl::opt<std::string> inputFile(llvm::cl::Positional, llvm::cl::desc("<graph.mlir>"),
                                      llvm::cl::Required, llvm::cl::cat(category));
-llvm::cl::opt<std::string> outputFile("o", llvm::cl::desc("the artifact to write (FILE.spx)"),
-                                      llvm::cl::value_desc("FILE.spx"), llvm::cl::Required,
-                                      llvm::cl::cat(category));
+llvm::cl::opt<std::string> outputFile(
+    "o", llvm::cl::desc("where to write (FILE.spx; '-' or absent for mlir and cuda: stdout)"),
+    llvm::cl::value_desc("FILE"), llvm::cl::cat(category));
+enum class Emit { kSpx, kMlir, kCuda };
+llvm::cl::opt<Emit> emit(
+    "emit", llvm::cl::desc("what to write"), llvm::cl::init(Emit::kSpx),
+    llvm::cl::values(clEnumValN(Emit::kSpx, "spx", "the artifact (the default)"),
+                     clEnumValN(Emit::kMlir, "mlir", "the graph after simplify and fuse"),
+                     clEnumValN(Emit::kCuda, "cuda", "every kernel's CUDA C++ unit")),
+    llvm::cl::cat(category));
+llvm::cl::opt<std::string> passPipeline(
+    "pass-pipeline", llvm::cl::cat(category), llvm::cl::value_desc("PIPELINE"),
+    llvm::cl::desc("run this MLIR pass pipeline instead of simplify and fuse, e.g. "
+                   "'builtin.module(func.func(spectral-fuse))'"));
 llvm::cl::opt<std::string> functionName("function", llvm::cl::desc("function to compile"),
                                         llvm::cl::init("main"), llvm::cl::cat(category));
 llvm::cl::opt<bool> noFuse("no-fuse", llvm::cl::cat(category),
@@ -62,6 +74,7 @@ int main(int argc, char **argv) {
       argc, argv,
       "spectral-compile: compile a function of a spectral graph into a .spx artifact\n\n"
       "  spectral-compile graph.mlir -o graph.spx [--function=main]\n"
+      "  spectral-compile graph.mlir --emit=mlir|cuda [-o FILE]\n"
       "  spectral-run graph.spx --random-inputs --validate\n");
 
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> text = llvm::MemoryBuffer::getFile(inputFile);
@@ -75,8 +88,31 @@ int main(int argc, char **argv) {
   options.fuse = !noFuse;
   options.fusionRemarks = fusionRemarks;
   options.reuseBuffers = !noBufferReuse;
+  options.passPipeline = passPipeline;
+  if (emit == Emit::kSpx && (outputFile.empty() || outputFile == "-"))
+    return fail("-o FILE.spx is required for --emit=spx (an artifact is not written to stdout)");
   llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(**module, options);
   if (!program) return fail(llvm::toString(program.takeError()));
+  if (emit != Emit::kSpx) {
+    std::string out;
+    llvm::raw_string_ostream os(out);
+    if (emit == Emit::kMlir) {
+      (*module)->print(os);
+    } else {
+      for (const ::spectral::KernelDesc &kernel : program->kernels)
+        os << "// ===== " << kernel.source.entry << ": " << kernel.ops << "\n"
+           << ::spectral::with_defines(kernel.source).source << "\n";
+    }
+    if (outputFile.empty() || outputFile == "-") {
+      llvm::outs() << out;
+      return 0;
+    }
+    std::error_code error;
+    llvm::raw_fd_ostream file(outputFile, error);
+    if (error) return fail(outputFile + ": " + error.message());
+    file << out;
+    return 0;
+  }
 
   std::string dumpDir = dumpKernels;
   if (dumpDir.empty())

@@ -33,6 +33,24 @@
 // RUN: not spectral-run %t/newer.spx --random-inputs 2>&1 | FileCheck %s --check-prefix=NEWER
 // NEWER: error: {{.*}}newer.spx: artifact format 9.0, this runtime reads format 1.x: compile it again with this spectral (newer format)
 //
+// --emit: the graph after the passes, or every kernel's CUDA unit (stdout or -o).
+// RUN: spectral-compile %s --emit=mlir | FileCheck %s --check-prefix=EMIT-MLIR
+// EMIT-MLIR: spectral.fusion
+// EMIT-MLIR: spectral.yield
+// RUN: spectral-compile %s --emit=cuda -o %t/units.cu && FileCheck %s --check-prefix=EMIT-CUDA < %t/units.cu
+// EMIT-CUDA: // ===== {{.*}}: spectral.rfft ({{.*}}spectral-compile.mlir:[[@LINE+20]]
+// EMIT-CUDA: extern "C" __global__
+// RUN: not spectral-compile %s --emit=spx 2>&1 | FileCheck %s --check-prefix=EMIT-SPX
+// EMIT-SPX: spectral-compile: error: -o FILE.spx is required for --emit=spx
+//
+// --pass-pipeline replaces simplify and fuse (here: fuse only).
+// RUN: spectral-compile %s --pass-pipeline='builtin.module(func.func(spectral-fuse))' --emit=mlir | FileCheck %s --check-prefix=PIPELINE
+// PIPELINE: spectral.fusion
+// RUN: not spectral-compile %s --pass-pipeline='func.func(spectral-fuse)' -o %t/p.spx 2>&1 | FileCheck %s --check-prefix=ANCHOR
+// ANCHOR: must be anchored on builtin.module
+// RUN: not spectral-compile %s --pass-pipeline='builtin.module(no-such-pass)' -o %t/p.spx 2>&1 | FileCheck %s --check-prefix=NOPASS
+// NOPASS: 'no-such-pass' does not refer to a registered pass
+//
 // spectral-compile's own errors.
 // RUN: not spectral-compile %s --function=none -o %t/none.spx 2>&1 | FileCheck %s --check-prefix=NOFUNC
 // NOFUNC: spectral-compile: error: no function @none (there is: @main @twice)

@@ -295,6 +295,9 @@ TEST(CppApi, ParsedGraphsCompileWithOptions) {
   CompileOptions pipeline = onHost();
   pipeline.pass_pipeline = "builtin.module(func.func(spectral-fuse))";
   expectMatchesReference(*g, inputs, pipeline);
+  Expected<Model> piped = compile(*g, pipeline);
+  ASSERT_TRUE(piped);
+  EXPECT_EQ(piped->kernel_count(), probe->kernel_count()) << "the pipeline fused";
   pipeline.pass_pipeline = "builtin.module(no-such-pass)";
   Expected<Model> bad = compile(*g, pipeline);
   ASSERT_FALSE(bad);
