@@ -25,21 +25,6 @@
 using namespace mlir;
 
 namespace spectral {
-namespace {
-
-/// "file:line:col" of a location (the first file location inside a fused one), else "".
-std::string locationText(Location location) {
-  if (auto file = dyn_cast<FileLineColLoc>(location))
-    return file.getFilename().str() + ":" + std::to_string(file.getLine()) + ":" +
-           std::to_string(file.getColumn());
-  if (auto fused = dyn_cast<FusedLoc>(location))
-    for (Location inner : fused.getLocations())
-      if (std::string text = locationText(inner); !text.empty()) return text;
-  return "";
-}
-
-} // namespace
-
 DiagnosticCapture::DiagnosticCapture(MLIRContext &context)
     : handler_(&context, [this](Diagnostic &diagnostic) {
         append(diagnostic);
@@ -49,7 +34,7 @@ DiagnosticCapture::DiagnosticCapture(MLIRContext &context)
 
 void DiagnosticCapture::append(Diagnostic &diagnostic) {
   if (!text_.empty()) text_ += "\n";
-  std::string where = locationText(diagnostic.getLocation());
+  std::string where = codegen::locationText(diagnostic.getLocation());
   const char *severity = diagnostic.getSeverity() == DiagnosticSeverity::Error     ? "error"
                          : diagnostic.getSeverity() == DiagnosticSeverity::Warning ? "warning"
                          : diagnostic.getSeverity() == DiagnosticSeverity::Note    ? "note"
@@ -172,6 +157,13 @@ Status recordError(Graph::State &s, Status status) {
   return status;
 }
 
+/// Why `what` cannot be added to a complete graph.
+Status finishedError(const Graph::State &s, const std::string &what) {
+  return Status::error("@" + s.function + ": " + what +
+                       (s.graph_name.empty() ? " after output(): the graph is complete"
+                                             : ": a parsed graph takes no new ops"));
+}
+
 } // namespace
 
 Value GraphAccess::value(Graph::State &s, mlir::Value v) {
@@ -186,10 +178,10 @@ Value GraphAccess::value(Graph::State &s, mlir::Value v) {
   return result;
 }
 
-Value GraphAccess::error(Graph::State &s, Status status) {
+Value GraphAccess::error(Graph::State &s, Status status, bool record) {
   Value result;
   result.graph_ = &s;
-  result.status_ = recordError(s, std::move(status));
+  result.status_ = record ? recordError(s, std::move(status)) : std::move(status);
   return result;
 }
 
@@ -206,14 +198,12 @@ std::vector<Value> GraphAccess::make(Graph::State &s, const std::string &name,
                                      const std::vector<Value> &operands,
                                      ArrayRef<NamedAttribute> attributes, int results,
                                      ArrayRef<Type> types) {
-  auto fail = [&](Status status) {
-    Value failed = error(s, std::move(status));
+  auto fail = [&](Status status, bool record = true) {
+    Value failed = error(s, std::move(status), record);
     return std::vector<Value>(size_t(std::max(results, 1)), failed);
   };
-  if (s.finished)
-    return fail(Status::error("@" + s.function + ": " + name +
-                              (s.graph_name.empty() ? " after output(): the graph is complete"
-                                                    : ": a parsed graph takes no new ops")));
+  // A complete graph stays compilable: this call fails, the graph does not.
+  if (s.finished) return fail(finishedError(s, name), /*record=*/false);
   OperationState state(FileLineColLoc::get(s.context.get(), "@" + s.function, ++s.ops, 1), name);
   for (size_t i = 0; i < operands.size(); ++i) {
     StatusOr<mlir::Value> operand = lookup(s, operands[i], name, i);
@@ -278,10 +268,16 @@ Attribute normAttr(Builder &b, Norm norm) {
 /// The tensor type of `dtype` and `shape`, or an error for a negative dimension.
 StatusOr<RankedTensorType> tensorType(Graph::State &s, DType dtype,
                                       const std::vector<int64_t> &shape, const char *what) {
-  for (int64_t d : shape)
+  int64_t elements = 1;
+  for (int64_t d : shape) {
     if (d < 0)
-      return Status::error("@" + s.function + ": " + what + " of shape " +
+      return Status::error("@" + s.function + ": " + what + " of type " +
                            type_string(dtype, shape) + " has a negative dimension");
+    // At most 2^58 elements: a Program's buffer sizes stay exact in int64.
+    if (__builtin_mul_overflow(elements, d, &elements) || elements > (int64_t(1) << 58))
+      return Status::error("@" + s.function + ": " + what + " of type " +
+                           type_string(dtype, shape) + " has more than 2^58 elements");
+  }
   return RankedTensorType::get(shape, elementType(s.context.get(), dtype));
 }
 
@@ -289,8 +285,7 @@ StatusOr<RankedTensorType> tensorType(Graph::State &s, DType dtype,
 
 Value Graph::input(DType dtype, std::vector<int64_t> shape, bool donated) {
   State &s = *state_;
-  if (s.finished)
-    return GraphAccess::error(s, Status::error("@" + s.function + ": input() after output()"));
+  if (s.finished) return GraphAccess::error(s, finishedError(s, "input()"), /*record=*/false);
   StatusOr<RankedTensorType> type = tensorType(s, dtype, shape, "an input");
   if (!type) return GraphAccess::error(s, type.status());
   Block &entry = s.func.getBody().front();
@@ -319,6 +314,12 @@ Value Graph::constant(const Tensor &value) {
 }
 
 Value Graph::scalar(double value, DType dtype) {
+  const bool integer = dtype == DType::kInt32 || dtype == DType::kInt64;
+  const double limit = dtype == DType::kInt32 ? 2147483648.0 : 9223372036854775808.0;
+  if (integer && !(value > -limit - 1 && value < limit))  // NaN fails both
+    return GraphAccess::error(*state_, Status::error("@" + state_->function + ": scalar " +
+                                                     std::to_string(value) + " is not an " +
+                                                     dtype_name(dtype)));
   Tensor t = Tensor::zeros(dtype, {});
   switch (dtype) {
   case DType::kBool: *t.as<bool>() = value != 0; break;
@@ -334,10 +335,7 @@ Value Graph::scalar(double value, DType dtype) {
 
 Status Graph::output(const std::vector<Value> &results) {
   State &s = *state_;
-  if (s.finished)
-    return recordError(s, Status::error("@" + s.function + ": output() " +
-                                            (s.graph_name.empty() ? "called twice"
-                                                                  : "on a parsed graph")));
+  if (s.finished) return finishedError(s, "output()");
   if (!s.first_error.is_ok()) return s.first_error;
   SmallVector<mlir::Value> values;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -412,6 +410,9 @@ namespace {
 Value transform(Graph::State &s, const char *name, Value x, const std::vector<int64_t> &axes,
                 Norm norm, std::vector<NamedAttribute> extra = {}) {
   Builder b(s.context.get());
+  if (!normAttr(b, norm))
+    return GraphAccess::error(s, Status::error("@" + s.function + ": " + name + ": norm " +
+                                               std::to_string(int(norm)) + " is not a Norm"));
   extra.push_back(named(b, "axes", b.getDenseI64ArrayAttr(axes)));
   extra.push_back(named(b, "norm", normAttr(b, norm)));
   return one(s, name, {x}, extra);

@@ -39,7 +39,9 @@ struct Graph::State {
 /// What the builder's methods share (a friend of Value).
 struct GraphAccess {
   static Value value(Graph::State &s, mlir::Value v);
-  static Value error(Graph::State &s, Status status);
+  /// An error Value; `record` makes it the graph's first error too (not for
+  /// calls on a complete graph, which stays compilable).
+  static Value error(Graph::State &s, Status status, bool record = true);
   static StatusOr<mlir::Value> lookup(Graph::State &s, const Value &v, const std::string &op,
                                       size_t index);
   /// Makes op `name` with `results` results, their types given or inferred,

@@ -183,6 +183,36 @@ bool fitsABuffer(Type type) {
   return count && *count <= kMaxBufferBytes / 16;
 }
 
+/// Whether `type` is a statically shaped tensor of an element type Programs have.
+bool isProgramTensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.hasStaticShape()) return false;
+  Type element = tensor.getElementType();
+  if (auto complex = dyn_cast<ComplexType>(element)) element = complex.getElementType();
+  return element.isF32() || element.isF64() || element.isInteger(1) ||
+         element.isSignlessInteger(32) || element.isSignlessInteger(64);
+}
+
+/// An error unless every argument and result is a tensor a Program can hold.
+llvm::Error checkSignature(func::FuncOp function) {
+  auto check = [&](TypeRange types, const char *what) -> llvm::Error {
+    for (auto [index, type] : llvm::enumerate(types))
+      if (!isProgramTensor(type)) {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << type;
+        return llvm::createStringError(
+            std::string(what) + " #" + std::to_string(index) + " of @" +
+            function.getSymName().str() + " is " + text +
+            ": arguments and results must be statically shaped tensors of i1, i32, i64, f32, "
+            "f64, complex<f32> or complex<f64>");
+      }
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = check(function.getArgumentTypes(), "argument")) return error;
+  return check(function.getResultTypes(), "result");
+}
+
 /// An error at the first argument or op result too large for a buffer.
 llvm::Error checkSizes(func::FuncOp function) {
   const std::string limit = "more than 2^58 elements, beyond what a buffer holds";
@@ -205,6 +235,7 @@ llvm::Error checkSizes(func::FuncOp function) {
 llvm::Expected<Program> compileFunction(func::FuncOp function) {
   if (function.isExternal())
     return llvm::createStringError("function @" + function.getSymName().str() + " has no body");
+  if (llvm::Error error = checkSignature(function)) return error;
   if (llvm::Error error = checkSizes(function)) return error;
   ProgramBuilder builder(function.getSymName().str());
   CodegenContext context(builder);

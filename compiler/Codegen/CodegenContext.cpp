@@ -41,8 +41,6 @@ int CodegenContext::newScratch(Operation *op, DType dtype, int64_t elements) {
                            dtype, {elements});
 }
 
-namespace {
-
 /// "graph.mlir:4:8" for a file location (or the first one inside a fused
 /// location, as folded constants get), else "".
 std::string locationText(Location location) {
@@ -55,7 +53,6 @@ std::string locationText(Location location) {
   return "";
 }
 
-} // namespace
 
 std::string CodegenContext::describe(Operation *op) {
   std::string where = locationText(op->getLoc());

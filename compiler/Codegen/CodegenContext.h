@@ -52,6 +52,10 @@ private:
 
 /// DType of a tensor type's element type (the dialect's types only).
 DType dtypeOf(mlir::Type type);
+
+/// "graph.mlir:4:8" for a file location (or the first one inside a fused
+/// location, as folded constants get), else "".
+std::string locationText(mlir::Location location);
 /// Static shape of a ranked tensor type.
 std::vector<int64_t> shapeOf(mlir::Type type);
 /// The C++ type kernels use for a dtype: "float", "spectral_fft::cplx<double>",

@@ -51,7 +51,8 @@ class Tensor {
   /// An empty f32 tensor of shape [0].
   Tensor();
   /// Zero-filled, owning its bytes (a negative dimension counts as 0 elements;
-  /// a program refuses such a tensor by its type).
+  /// a program refuses such a tensor by its type). Like any allocation it
+  /// throws std::bad_alloc when memory runs out.
   static Tensor zeros(DType dtype, std::vector<int64_t> shape);
   /// Views `data`, which must hold elements(shape) values of `dtype` and
   /// outlive every Tensor sharing it. Nothing is copied.
@@ -68,8 +69,10 @@ class Tensor {
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
   int rank() const { return int(shape_.size()); }
+  /// The element count (INT64_MAX when it overflows).
   int64_t elements() const;
-  size_t bytes() const { return size_t(elements()) * size_t(dtype_size(dtype_)); }
+  /// The byte count (SIZE_MAX when it overflows).
+  size_t bytes() const;
   void* data() const { return data_; }
   /// The elements as T, or nullptr when T is not this tensor's element type.
   template <typename T>

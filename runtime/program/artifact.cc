@@ -4,6 +4,7 @@
 #include "runtime/cache/sha256.h"
 #include "runtime/schemas/program_generated.h"
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -205,7 +206,9 @@ StatusOr<Artifact> read_artifact(const std::vector<uint8_t>& bytes, const std::s
 
 Status save_artifact(const Artifact& artifact, const std::string& path) {
   std::vector<uint8_t> bytes = write_artifact(artifact);
-  std::string temporary = path + ".tmp." + std::to_string(getpid());
+  // Unique per process and call: threads saving to one path write apart.
+  static std::atomic<uint64_t> saves{0};
+  std::string temporary = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(saves++);
   FILE* file = std::fopen(temporary.c_str(), "wb");
   if (!file) return Status::error(path + ": cannot write: " + std::strerror(errno));
   bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();

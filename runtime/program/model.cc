@@ -26,17 +26,26 @@ StatusOr<DeviceKind> parse_device_kind(const std::string& name) {
 
 StatusOr<std::shared_ptr<Device>> shared_device(DeviceKind kind) {
   static std::mutex mutex;
-  static std::map<DeviceKind, std::shared_ptr<Device>>* devices =
-      new std::map<DeviceKind, std::shared_ptr<Device>>();  // never destroyed: Models may outlive statics
+  // Never destroyed: Models may outlive static destructors. One device per
+  // real kind: the default is the CUDA device when there is one, else the host.
+  static auto* devices = new std::map<DeviceKind, std::shared_ptr<Device>>();
   std::lock_guard<std::mutex> lock(mutex);
-  auto found = devices->find(kind);
+  auto open = [&](DeviceKind real) -> StatusOr<std::shared_ptr<Device>> {
+    auto found = devices->find(real);
+    if (found != devices->end()) return found->second;
+    StatusOr<std::unique_ptr<Device>> device = create_device(device_kind_name(real));
+    if (!device) return device.status();
+    std::shared_ptr<Device> shared = std::move(*device);
+    (*devices)[real] = shared;
+    return shared;
+  };
+  if (kind != DeviceKind::kDefault) return open(kind);
+  auto found = devices->find(DeviceKind::kDefault);
   if (found != devices->end()) return found->second;
-  const char* which = kind == DeviceKind::kDefault ? "auto" : device_kind_name(kind);
-  StatusOr<std::unique_ptr<Device>> device = create_device(which);
-  if (!device) return device.status();
-  std::shared_ptr<Device> shared = std::move(*device);
-  (*devices)[kind] = shared;
-  return shared;
+  StatusOr<std::shared_ptr<Device>> device = open(DeviceKind::kCuda);
+  if (!device) device = open(DeviceKind::kHost);
+  if (device) (*devices)[DeviceKind::kDefault] = *device;
+  return device;
 }
 
 namespace {

@@ -92,6 +92,11 @@ StatusOr<Tensor> from_dlpack(DLManagedTensor* managed) {
       expected *= shape[i];
     }
   }
+  int64_t elements = 1;
+  for (int64_t d : shape) elements *= d;
+  if (t.data == nullptr && elements > 0)
+    return Status::error("from_dlpack: a tensor of " + std::to_string(elements) +
+                         " elements without data");
   void* data = static_cast<char*>(t.data) + t.byte_offset;
   std::shared_ptr<void> owner(managed, [](void* p) {
     auto* m = static_cast<DLManagedTensor*>(p);

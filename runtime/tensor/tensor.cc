@@ -49,8 +49,16 @@ Tensor::Tensor() : shape_{0} {}
 
 int64_t Tensor::elements() const {
   int64_t count = 1;
-  for (int64_t d : shape_) count *= d < 0 ? 0 : d;
+  for (int64_t d : shape_)
+    if (__builtin_mul_overflow(count, d < 0 ? 0 : d, &count)) count = INT64_MAX;
   return count;
+}
+
+size_t Tensor::bytes() const {
+  size_t total = 0;
+  if (__builtin_mul_overflow(size_t(elements()), size_t(dtype_size(dtype_)), &total))
+    return SIZE_MAX;
+  return total;
 }
 
 Tensor Tensor::zeros(DType dtype, std::vector<int64_t> shape) {

@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -222,6 +223,28 @@ TEST(CppApi, ErrorsAreValuesThatNameTheOp) {
   EXPECT_NE(other.relu(x).status().message().find("not a value of this graph"),
             std::string::npos);
   EXPECT_FALSE(compile(other, onHost())) << "a graph without output() does not compile";
+
+  // Bad enums, integers out of range, sizes past 2^58: errors, never a crash.
+  Graph k("limits");
+  Value c = k.input(DType::kComplex64, {8});
+  EXPECT_NE(k.fft(c, {0}, static_cast<Norm>(9)).status().message().find("is not a Norm"),
+            std::string::npos);
+  EXPECT_FALSE(k.scalar(std::nan(""), DType::kInt32).ok());
+  EXPECT_FALSE(k.scalar(3e9, DType::kInt32).ok());
+  float one = 1;
+  Value huge = k.constant(Tensor::view(&one, DType::kFloat32, {5, int64_t(1) << 61}));
+  EXPECT_NE(huge.status().message().find("more than 2^58 elements"), std::string::npos)
+      << huge.status().message();
+
+  // A complete graph stays compilable when a later call is refused.
+  Graph done("done");
+  Value in = done.input(DType::kFloat32, {4});
+  ASSERT_TRUE(done.output({done.relu(in)}));
+  EXPECT_NE(done.exp(in).status().message().find("after output()"), std::string::npos);
+  EXPECT_FALSE(done.input(DType::kFloat32, {2}).ok());
+  EXPECT_FALSE(done.output({in}));
+  EXPECT_TRUE(done.status());
+  EXPECT_TRUE(compile(done, onHost()));
 }
 
 TEST(CppApi, RunChecksArgumentsAndWritesIntoTheCallersMemory) {
@@ -317,6 +340,19 @@ TEST(CppApi, ParsedGraphsCompileWithOptions) {
   EXPECT_NE(broken.status().message().find("broken.mlir:2:"), std::string::npos)
       << broken.status().message();
   EXPECT_FALSE(Graph::parse_file("/nonexistent.mlir"));
+
+  // A signature a Program cannot hold is an error naming the argument.
+  Expected<Graph> scalarArgument =
+      Graph::parse("func.func @main(%a: f32) -> f32 {\n  return %a : f32\n}");
+  ASSERT_TRUE(scalarArgument) << scalarArgument.status().message();
+  Expected<Model> refused = compile(*scalarArgument, onHost());
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("argument #0 of @main is f32"), std::string::npos)
+      << refused.status().message();
+  Expected<Graph> halfArgument = Graph::parse(
+      "func.func @main(%a: tensor<4xf16>) -> tensor<4xf16> {\n  return %a : tensor<4xf16>\n}");
+  ASSERT_TRUE(halfArgument);
+  EXPECT_FALSE(compile(*halfArgument, onHost()));
 }
 
 TEST(CppApi, OneModelRunsFromEightThreads) {
@@ -401,6 +437,9 @@ TEST(CppApi, DLPackTensorsAreUsedWithoutCopies) {
   managed.dl_tensor.device = {kDLCPU, 0};
   managed.dl_tensor.dtype = {kDLBfloat, 16, 1};
   EXPECT_FALSE(from_dlpack(&managed));
+  managed.dl_tensor.dtype = {kDLFloat, 32, 1};
+  managed.dl_tensor.data = nullptr;
+  EXPECT_FALSE(from_dlpack(&managed)) << "elements without data";
   EXPECT_EQ(deleted, 1) << "a refused tensor stays the caller's";
 }
 
