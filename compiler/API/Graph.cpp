@@ -73,10 +73,6 @@ bool validSymbol(const std::string &name) {
   return !std::isdigit(static_cast<unsigned char>(name[0]));
 }
 
-NamedAttribute named(Builder &b, const char *name, Attribute value) {
-  return b.getNamedAttr(name, value);
-}
-
 } // namespace
 
 // --- the state --------------------------------------------------------------
@@ -310,7 +306,7 @@ Value Graph::constant(const Tensor &value) {
         *type, ArrayRef<char>(static_cast<const char *>(value.data()), value.bytes()));
   }
   Builder b(s.context.get());
-  return one(s, "spectral.constant", {}, {named(b, "value", attr)}, {*type});
+  return one(s, "spectral.constant", {}, {b.getNamedAttr("value", attr)}, {*type});
 }
 
 Value Graph::scalar(double value, DType dtype) {
@@ -391,7 +387,7 @@ Value Graph::compare(Compare predicate, Value a, Value b) {
   Builder builder(state_->context.get());
   auto attr = mlir::spectral::CmpPredicateAttr::get(
       builder.getContext(), static_cast<mlir::spectral::CmpPredicate>(int(predicate)));
-  return one(*state_, "spectral.cmp", {a, b}, {named(builder, "predicate", attr)});
+  return one(*state_, "spectral.cmp", {a, b}, {builder.getNamedAttr("predicate", attr)});
 }
 
 Value Graph::select(Value condition, Value a, Value b) {
@@ -413,8 +409,8 @@ Value transform(Graph::State &s, const char *name, Value x, const std::vector<in
   if (!normAttr(b, norm))
     return GraphAccess::error(s, Status::error("@" + s.function + ": " + name + ": norm " +
                                                std::to_string(int(norm)) + " is not a Norm"));
-  extra.push_back(named(b, "axes", b.getDenseI64ArrayAttr(axes)));
-  extra.push_back(named(b, "norm", normAttr(b, norm)));
+  extra.push_back(b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes)));
+  extra.push_back(b.getNamedAttr("norm", normAttr(b, norm)));
   return one(s, name, {x}, extra);
 }
 
@@ -432,23 +428,23 @@ Value Graph::rfft(Value x, std::vector<int64_t> axes, Norm norm) {
 Value Graph::irfft(Value x, std::vector<int64_t> axes, int64_t length, Norm norm) {
   Builder b(state_->context.get());
   return transform(*state_, "spectral.irfft", x, axes, norm,
-                   {named(b, "length", b.getI64IntegerAttr(length))});
+                   {b.getNamedAttr("length", b.getI64IntegerAttr(length))});
 }
 Value Graph::dct(Value x, std::vector<int64_t> axes, int type, Norm norm) {
   Builder b(state_->context.get());
   return transform(*state_, "spectral.dct", x, axes, norm,
-                   {named(b, "dct_type", b.getI64IntegerAttr(type))});
+                   {b.getNamedAttr("dct_type", b.getI64IntegerAttr(type))});
 }
 Value Graph::idct(Value x, std::vector<int64_t> axes, int type, Norm norm) {
   Builder b(state_->context.get());
   return transform(*state_, "spectral.idct", x, axes, norm,
-                   {named(b, "dct_type", b.getI64IntegerAttr(type))});
+                   {b.getNamedAttr("dct_type", b.getI64IntegerAttr(type))});
 }
 
 std::vector<Value> Graph::topk_modes(Value x, int64_t k, bool flat) {
   Builder b(state_->context.get());
-  std::vector<NamedAttribute> attributes{named(b, "k", b.getI64IntegerAttr(k))};
-  if (flat) attributes.push_back(named(b, "flat", b.getUnitAttr()));
+  std::vector<NamedAttribute> attributes{b.getNamedAttr("k", b.getI64IntegerAttr(k))};
+  if (flat) attributes.push_back(b.getNamedAttr("flat", b.getUnitAttr()));
   return GraphAccess::make(*state_, "spectral.topk_modes", {x}, attributes, 2);
 }
 
@@ -471,8 +467,8 @@ namespace {
 Value reduce(Graph::State &s, const char *name, Value x, const std::vector<int64_t> &axes,
              bool keepdims) {
   Builder b(s.context.get());
-  std::vector<NamedAttribute> attributes{named(b, "axes", b.getDenseI64ArrayAttr(axes))};
-  if (keepdims) attributes.push_back(named(b, "keepdims", b.getUnitAttr()));
+  std::vector<NamedAttribute> attributes{b.getNamedAttr("axes", b.getDenseI64ArrayAttr(axes))};
+  if (keepdims) attributes.push_back(b.getNamedAttr("keepdims", b.getUnitAttr()));
   return one(s, name, {x}, attributes);
 }
 
@@ -489,11 +485,11 @@ Value Graph::reduce_max(Value x, std::vector<int64_t> axes, bool keepdims) {
 }
 Value Graph::softmax(Value x, int64_t axis) {
   Builder b(state_->context.get());
-  return one(*state_, "spectral.softmax", {x}, {named(b, "axis", b.getI64IntegerAttr(axis))});
+  return one(*state_, "spectral.softmax", {x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 Value Graph::log_softmax(Value x, int64_t axis) {
   Builder b(state_->context.get());
-  return one(*state_, "spectral.log_softmax", {x}, {named(b, "axis", b.getI64IntegerAttr(axis))});
+  return one(*state_, "spectral.log_softmax", {x}, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 
 namespace {
@@ -516,36 +512,36 @@ Value Graph::broadcast(Value x, std::vector<int64_t> shape) {
 }
 Value Graph::transpose(Value x, std::vector<int64_t> perm) {
   Builder b(state_->context.get());
-  return one(*state_, "spectral.transpose", {x}, {named(b, "perm", b.getDenseI64ArrayAttr(perm))});
+  return one(*state_, "spectral.transpose", {x}, {b.getNamedAttr("perm", b.getDenseI64ArrayAttr(perm))});
 }
 Value Graph::slice(Value x, std::vector<int64_t> start, std::vector<int64_t> limit,
                    std::vector<int64_t> stride) {
   Builder b(state_->context.get());
-  std::vector<NamedAttribute> attributes{named(b, "start", b.getDenseI64ArrayAttr(start)),
-                                         named(b, "limit", b.getDenseI64ArrayAttr(limit))};
-  if (!stride.empty()) attributes.push_back(named(b, "stride", b.getDenseI64ArrayAttr(stride)));
+  std::vector<NamedAttribute> attributes{b.getNamedAttr("start", b.getDenseI64ArrayAttr(start)),
+                                         b.getNamedAttr("limit", b.getDenseI64ArrayAttr(limit))};
+  if (!stride.empty()) attributes.push_back(b.getNamedAttr("stride", b.getDenseI64ArrayAttr(stride)));
   return one(*state_, "spectral.slice", {x}, attributes);
 }
 Value Graph::pad(Value x, std::vector<int64_t> low, std::vector<int64_t> high, double value) {
   Builder b(state_->context.get());
   return one(*state_, "spectral.pad", {x},
-             {named(b, "low", b.getDenseI64ArrayAttr(low)),
-              named(b, "high", b.getDenseI64ArrayAttr(high)),
-              named(b, "value", b.getF64FloatAttr(value))});
+             {b.getNamedAttr("low", b.getDenseI64ArrayAttr(low)),
+              b.getNamedAttr("high", b.getDenseI64ArrayAttr(high)),
+              b.getNamedAttr("value", b.getF64FloatAttr(value))});
 }
 Value Graph::concat(const std::vector<Value> &xs, int64_t axis) {
   Builder b(state_->context.get());
-  return one(*state_, "spectral.concat", xs, {named(b, "axis", b.getI64IntegerAttr(axis))});
+  return one(*state_, "spectral.concat", xs, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 
 std::vector<Value> Graph::sgd_step(Value param, Value grad, Value velocity,
                                    const SgdOptions &options) {
   Builder b(state_->context.get());
   std::vector<NamedAttribute> attributes{
-      named(b, "lr", b.getF64FloatAttr(options.lr)),
-      named(b, "momentum", b.getF64FloatAttr(options.momentum)),
-      named(b, "weight_decay", b.getF64FloatAttr(options.weight_decay))};
-  if (options.nesterov) attributes.push_back(named(b, "nesterov", b.getUnitAttr()));
+      b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)),
+      b.getNamedAttr("momentum", b.getF64FloatAttr(options.momentum)),
+      b.getNamedAttr("weight_decay", b.getF64FloatAttr(options.weight_decay))};
+  if (options.nesterov) attributes.push_back(b.getNamedAttr("nesterov", b.getUnitAttr()));
   return GraphAccess::make(*state_, "spectral.sgd_step", {param, grad, velocity}, attributes, 2);
 }
 
@@ -553,19 +549,19 @@ std::vector<Value> Graph::adam_step(Value param, Value grad, Value m, Value v, V
                                     const AdamOptions &options) {
   Builder b(state_->context.get());
   std::vector<NamedAttribute> attributes{
-      named(b, "lr", b.getF64FloatAttr(options.lr)),
-      named(b, "beta1", b.getF64FloatAttr(options.beta1)),
-      named(b, "beta2", b.getF64FloatAttr(options.beta2)),
-      named(b, "eps", b.getF64FloatAttr(options.eps)),
-      named(b, "weight_decay", b.getF64FloatAttr(options.weight_decay))};
-  if (options.decoupled) attributes.push_back(named(b, "decoupled", b.getUnitAttr()));
+      b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)),
+      b.getNamedAttr("beta1", b.getF64FloatAttr(options.beta1)),
+      b.getNamedAttr("beta2", b.getF64FloatAttr(options.beta2)),
+      b.getNamedAttr("eps", b.getF64FloatAttr(options.eps)),
+      b.getNamedAttr("weight_decay", b.getF64FloatAttr(options.weight_decay))};
+  if (options.decoupled) attributes.push_back(b.getNamedAttr("decoupled", b.getUnitAttr()));
   return GraphAccess::make(*state_, "spectral.adam_step", {param, grad, m, v, step}, attributes, 3);
 }
 
 std::vector<Value> Graph::clip_global_norm(const std::vector<Value> &xs, double max_norm) {
   Builder b(state_->context.get());
   return GraphAccess::make(*state_, "spectral.clip_global_norm", xs,
-                           {named(b, "max_norm", b.getF64FloatAttr(max_norm))},
+                           {b.getNamedAttr("max_norm", b.getF64FloatAttr(max_norm))},
                            int(xs.size()) + 1);
 }
 

@@ -230,12 +230,12 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
 
 namespace {
 
-/// An error unless `tensors` match the types of `ids` one by one.
+/// An error unless `tensors` match the types of `ids` one by one; `verb` and
+/// `what` name them: "takes" "argument", "returns" "result".
 Status check_types(const Program& p, const std::vector<int>& ids,
-                   const std::vector<Tensor>& tensors, const char* what) {
+                   const std::vector<Tensor>& tensors, const char* verb, const char* what) {
   if (tensors.size() != ids.size())
-    return Status::error("'" + p.function + "' " +
-                         (std::string(what) == "argument" ? "takes " : "returns ") +
+    return Status::error("'" + p.function + "' " + verb + " " +
                          std::to_string(ids.size()) + " " + what + (ids.size() == 1 ? "" : "s") +
                          ", got " + std::to_string(tensors.size()));
   for (size_t i = 0; i < ids.size(); ++i) {
@@ -270,8 +270,8 @@ class WorkspaceLease {
 Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
   State& s = *state_;
   const Program& p = s.program;
-  if (Status status = check_types(p, p.inputs, inputs, "argument"); !status) return status;
-  if (Status status = check_types(p, p.outputs, outputs, "result"); !status) return status;
+  if (Status status = check_types(p, p.inputs, inputs, "takes", "argument"); !status) return status;
+  if (Status status = check_types(p, p.outputs, outputs, "returns", "result"); !status) return status;
   StatusOr<Workspace*> workspace = s.acquire();
   if (!workspace) return workspace.status();
   WorkspaceLease lease(s, *workspace);
