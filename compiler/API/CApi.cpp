@@ -10,6 +10,9 @@
 #include "spectral/compiler.h"
 #include "spectral/runtime.h"
 
+#include "runtime/program/prebuilt.h"
+
+#include <cstring>
 #include <exception>
 #include <map>
 #include <optional>
@@ -356,6 +359,7 @@ spectral_compile_options spectral_compile_options_default(void) {
   options.fuse = 1;
   options.dump_dir = nullptr;
   options.pass_pipeline = nullptr;
+  options.targets = nullptr;
   return options;
 }
 
@@ -371,6 +375,16 @@ spectral_status spectral_compile(const spectral_graph* graph,
     compile.fuse = o.fuse != 0;
     if (o.dump_dir) compile.dump_dir = o.dump_dir;
     if (o.pass_pipeline) compile.pass_pipeline = o.pass_pipeline;
+    if (o.targets && *o.targets) {  // comma-separated; an empty entry is an unknown target
+      const std::string list = o.targets;
+      for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
+        end = list.find(',', start);
+        compile.targets.push_back(list.substr(start, end - start));
+      }
+    }
+    if (spectral::StatusOr<std::vector<std::string>> archs = spectral::gpu_targets(compile.targets);
+        !archs)
+      return invalid("spectral_compile: " + archs.status().message());
     spectral::Expected<spectral::Model> compiled = spectral::compile(graph->graph, compile);
     if (!compiled) return check(compiled.status());
     *model = new spectral_model{std::move(*compiled), {}};

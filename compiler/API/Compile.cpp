@@ -3,6 +3,7 @@
 
 #include "runtime/program/kernel_dump.h"
 #include "runtime/program/model.h"
+#include "runtime/program/prebuilt.h"
 
 using namespace mlir;
 
@@ -22,12 +23,15 @@ StatusOr<Model> compile(const Graph &graph, const CompileOptions &options) {
   jit.fuse = options.fuse;
   jit.reuseBuffers = options.reuse_buffers;
   jit.passPipeline = options.pass_pipeline;
+  StatusOr<std::vector<std::string>> archs = gpu_targets(options.targets);
+  if (!archs) return archs.status();
   llvm::Expected<Program> program = compileProgram(*module, jit);
   if (!program) {
     std::string message = llvm::toString(program.takeError());
     std::string diagnostics = capture.take("");
     return Status::error(diagnostics.empty() ? message : diagnostics + "\n" + message);
   }
+  if (Status built = embed_binaries(*program, *archs); !built) return built;
   if (!options.dump_dir.empty()) {
     StatusOr<std::string> dumped = dump_kernels(*program, {options.dump_dir, options.dump_arch});
     if (!dumped) return dumped.status();

@@ -207,6 +207,10 @@ struct CompileOptions {
   /// figures for dump_arch) as it compiles; empty: nowhere.
   std::string dump_dir;
   std::string dump_arch = "sm_90";
+  /// GPU architectures ("sm_80", "sm_90"; "host" is accepted and adds
+  /// nothing) whose CUBIN and PTX the Model carries, so that an artifact it
+  /// saves loads on those GPUs without compiling (needs NVRTC here).
+  std::vector<std::string> targets;
 };
 
 /// Compiles `graph` and loads it on `options.device`.

@@ -123,9 +123,11 @@ typedef struct {
   int fuse;                  /* 1: fuse ops into few kernels (the default) */
   const char* dump_dir;      /* NULL, or where to write every generated kernel */
   const char* pass_pipeline; /* NULL, or an MLIR pass pipeline instead of simplify + fuse */
+  const char* targets;       /* NULL or "", or GPU architectures "sm_80,sm_90" whose CUBIN and PTX
+                                the model (and an artifact it saves) carries */
 } spectral_compile_options;
 
-/* The defaults: default device, fused, no dump, no pipeline. */
+/* The defaults: default device, fused, no dump, no pipeline, no targets. */
 spectral_compile_options spectral_compile_options_default(void);
 /* options may be NULL (the defaults). */
 spectral_status spectral_compile(const spectral_graph* graph,

@@ -58,11 +58,34 @@ inline KernelSource with_defines(const KernelSource& source) {
   return unit;
 }
 
+/// A kernel compiled ahead of time for one GPU architecture (an artifact
+/// made with `spectral-compile --target=sm_XX` carries one per target).
+struct KernelBinary {
+  std::string arch;            // "sm_90"
+  std::vector<uint8_t> cubin;  // the ELF image for `arch`; may be empty
+  std::string ptx;             // PTX for compute_XX of `arch`; may be empty
+};
+
+/// The compute capability of "sm_90" (90), or 0 when `arch` is not sm_ and
+/// two or three digits.
+inline int sm_number(const std::string& arch) {
+  if (arch.size() < 5 || arch.size() > 6 || arch.compare(0, 3, "sm_") != 0) return 0;
+  for (size_t i = 3; i < arch.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(arch[i]))) return 0;
+  return arch[3] == '0' ? 0 : std::stoi(arch.substr(3));
+}
+
 /// A loaded kernel, owned by the device that loaded it.
 class Kernel {
  public:
   virtual ~Kernel() = default;
   virtual const std::string& entry() const = 0;
+  /// What was loaded: "CUBIN sm_90 from the artifact", "PTX compute_80 from
+  /// the artifact, compiled by the driver", "compiled from source" (and why
+  /// the artifact's code did not fit).
+  virtual std::string origin() const { return "compiled from source"; }
+  /// Whether it was loaded from a KernelBinary (no compile).
+  virtual bool prebuilt() const { return false; }
 };
 
 class Device {
@@ -82,6 +105,14 @@ class Device {
 
   /// Compiles (through the kernel cache) and loads a kernel.
   virtual StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) = 0;
+  /// Loads the first of `binaries` that this device can run, else compiles
+  /// `source` as load() does. A device without GPU code (the host) always
+  /// compiles the source.
+  virtual StatusOr<std::shared_ptr<Kernel>> load_prebuilt(
+      const KernelSource& source, const std::vector<KernelBinary>& binaries) {
+    (void)binaries;
+    return load(source);
+  }
   /// Launches `kernel`; `args` is CUDA's kernelParams: one pointer to each
   /// argument's value, in the entry's parameter order.
   virtual Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,

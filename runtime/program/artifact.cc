@@ -40,12 +40,18 @@ flatbuffers::Offset<fb::Program> build_program(flatbuffers::FlatBufferBuilder& b
   for (const std::vector<uint8_t>& bytes : p.constants)
     constants.push_back(fb::CreateConstant(b, b.CreateVector(bytes)));
   std::vector<flatbuffers::Offset<fb::Kernel>> kernels;
-  for (const KernelDesc& k : p.kernels)
+  for (const KernelDesc& k : p.kernels) {
+    std::vector<flatbuffers::Offset<fb::Binary>> binaries;
+    for (const KernelBinary& binary : k.binaries)
+      binaries.push_back(fb::CreateBinary(b, b.CreateString(binary.arch),
+                                          b.CreateVector(binary.cubin),
+                                          b.CreateString(binary.ptx)));
     kernels.push_back(fb::CreateKernel(b, b.CreateString(k.source.entry),
                                        b.CreateString(k.source.source),
                                        b.CreateVectorOfStrings(k.source.defines),
                                        b.CreateString(k.ops), k.bytes_read, k.bytes_written,
-                                       k.flops));
+                                       k.flops, b.CreateVector(binaries)));
+  }
   std::vector<flatbuffers::Offset<fb::Step>> steps;
   for (const Step& s : p.steps) {
     std::vector<fb::Arg> args;
@@ -106,6 +112,13 @@ StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) 
       d.bytes_read = k->bytes_read();
       d.bytes_written = k->bytes_written();
       d.flops = k->flops();
+      if (k->binaries())
+        for (const fb::Binary* binary : *k->binaries())
+          d.binaries.push_back(
+              {text(binary->arch()),
+               binary->cubin() ? std::vector<uint8_t>(binary->cubin()->begin(), binary->cubin()->end())
+                               : std::vector<uint8_t>(),
+               text(binary->ptx())});
       p.kernels.push_back(std::move(d));
     }
   if (in->steps())

@@ -27,7 +27,7 @@
 namespace spectral {
 
 constexpr uint16_t kArtifactFormatMajor = 1;
-constexpr uint16_t kArtifactFormatMinor = 0;
+constexpr uint16_t kArtifactFormatMinor = 1;  // 1.1: kernels carry CUBIN/PTX per architecture
 /// The largest artifact read (a payload beyond this is refused before reading it).
 constexpr uint64_t kMaxArtifactBytes = uint64_t(1) << 34;
 

@@ -2,13 +2,12 @@
 #include "runtime/program/executor.h"
 
 #include "runtime/cache/kernel_cache.h"
+#include "runtime/program/parallel.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <mutex>
-#include <thread>
 
 namespace spectral {
 
@@ -105,22 +104,14 @@ Status load_kernels(const Program& program, Device& device, int threads,
   const size_t count = program.kernels.size();
   kernels->assign(count, nullptr);
   std::vector<Status> statuses(count);
-  std::atomic<size_t> next{0};
-  auto work = [&]() {
-    for (size_t i = next++; i < count; i = next++) {
-      StatusOr<std::shared_ptr<Kernel>> kernel = device.load(program.kernels[i].source);
-      if (kernel)
-        (*kernels)[i] = std::move(*kernel);
-      else
-        statuses[i] = kernel.status();
-    }
-  };
-  if (threads <= 0) threads = int(std::max(1u, std::thread::hardware_concurrency()));
-  const size_t workers = std::min<size_t>(size_t(threads), count);
-  std::vector<std::thread> pool;
-  for (size_t w = 1; w < workers; ++w) pool.emplace_back(work);
-  work();
-  for (std::thread& thread : pool) thread.join();
+  parallel_for(count, threads, [&](size_t i) {
+    StatusOr<std::shared_ptr<Kernel>> kernel =
+        device.load_prebuilt(program.kernels[i].source, program.kernels[i].binaries);
+    if (kernel)
+      (*kernels)[i] = std::move(*kernel);
+    else
+      statuses[i] = kernel.status();
+  });
   for (size_t i = 0; i < count; ++i)
     if (!statuses[i])
       return Status::error("compiling kernel '" + program.kernels[i].source.entry + "' for " +
@@ -170,6 +161,12 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
     stats->memory_hits = after.memory_hits - before.memory_hits;
     stats->disk_hits = after.disk_hits - before.disk_hits;
     stats->compiles = after.misses - before.misses;
+    stats->prebuilt = 0;
+    stats->origins.clear();
+    for (const std::shared_ptr<Kernel>& kernel : state->kernels) {
+      stats->prebuilt += kernel->prebuilt();
+      stats->origins.push_back(kernel->origin());
+    }
     stats->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }

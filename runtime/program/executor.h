@@ -40,6 +40,8 @@ struct LoadStats {
   uint64_t memory_hits = 0;  // of the process's kernel cache
   uint64_t disk_hits = 0;
   uint64_t compiles = 0;
+  int prebuilt = 0;          // kernels loaded from code the Program carried (no compile)
+  std::vector<std::string> origins;  // per kernel, Kernel::origin()
   double seconds = 0;        // wall time of load(), compiling included
 };
 

@@ -73,12 +73,27 @@ Status Program::validate() const {
                              " constant bytes, expected " + std::to_string(b.bytes()));
     }
   }
-  for (size_t k = 0; k < kernels.size(); ++k)
+  for (size_t k = 0; k < kernels.size(); ++k) {
+    const std::string name = "kernel " + std::to_string(k) + " '" + kernels[k].source.entry + "'";
     for (const std::string& define : kernels[k].source.defines)
       if (!is_valid_define(define))
-        return Status::error("kernel " + std::to_string(k) + " '" + kernels[k].source.entry +
-                             "' has an invalid define '" + define +
+        return Status::error(name + " has an invalid define '" + define +
                              "' (NAME or NAME=VALUE on one line)");
+    const std::vector<KernelBinary>& binaries = kernels[k].binaries;
+    for (size_t i = 0; i < binaries.size(); ++i) {
+      const KernelBinary& binary = binaries[i];
+      if (sm_number(binary.arch) == 0)
+        return Status::error(name + " carries code for '" + binary.arch +
+                             "', not an architecture sm_XX");
+      if (binary.cubin.empty() && binary.ptx.empty())
+        return Status::error(name + " carries neither CUBIN nor PTX for " + binary.arch);
+      if (binary.ptx.find('\0') != std::string::npos)
+        return Status::error(name + " carries PTX for " + binary.arch + " with a NUL byte");
+      for (size_t j = 0; j < i; ++j)
+        if (binaries[j].arch == binary.arch)
+          return Status::error(name + " carries code for " + binary.arch + " twice");
+    }
+  }
   for (int id : inputs)
     if (!valid_id(id, count) || buffers[id].role != BufferRole::kInput)
       return Status::error("input " + std::to_string(id) + " is not an input buffer");

@@ -61,6 +61,9 @@ struct KernelDesc {
   int64_t bytes_read = 0;   // bytes of its arguments read per launch, for reports
   int64_t bytes_written = 0;
   int64_t flops = 0;        // floating-point operations per launch (nominal), for reports
+  /// Code compiled ahead of time per GPU architecture (spectral-compile
+  /// --target): a CUDA device loads the one that fits it, else compiles `source`.
+  std::vector<KernelBinary> binaries;
 };
 
 /// A launch argument: a buffer's device address or a scalar.

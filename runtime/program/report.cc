@@ -145,6 +145,24 @@ std::string format_report(const Program& program) {
                    gpus[g].name, gpus[g].bytes_per_second / 1e12,
                    gpus[g].flops_per_second / 1e12, gpus[g].sms, r.seconds[g] * 1e6);
   text += "\n";
+  // The GPU code carried per architecture, in order of first appearance.
+  std::vector<std::string> archs;
+  for (const KernelDesc& kernel : program.kernels)
+    for (const KernelBinary& binary : kernel.binaries)
+      if (std::find(archs.begin(), archs.end(), binary.arch) == archs.end())
+        archs.push_back(binary.arch);
+  text += "GPU code carried:";
+  if (archs.empty()) text += " none (a GPU compiles the kernels' source when it loads them)";
+  for (size_t a = 0; a < archs.size(); ++a) {
+    size_t cubins = 0, ptxs = 0;
+    for (const KernelDesc& kernel : program.kernels)
+      for (const KernelBinary& binary : kernel.binaries)
+        if (binary.arch == archs[a]) cubins += !binary.cubin.empty(), ptxs += !binary.ptx.empty();
+    text += format("%s %s CUBIN for %zu, PTX for %zu of %zu kernel%s", a ? ";" : "",
+                   archs[a].c_str(), cubins, ptxs, program.kernels.size(),
+                   program.kernels.size() == 1 ? "" : "s");
+  }
+  text += "\n";
   return text;
 }
 

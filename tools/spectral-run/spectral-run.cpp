@@ -307,11 +307,12 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
 
   if (benchmark) {
     llvm::errs() << llvm::format(
-        "compile: %.1f ms (codegen %.1f ms, load %.1f ms); %d kernel%s: %llu from the "
-        "memory cache, %llu from the disk cache, %llu compiled\n",
+        "compile: %.1f ms (codegen %.1f ms, load %.1f ms); %d kernel%s: %d from the "
+        "artifact's CUBIN/PTX, %llu from the memory cache, %llu from the disk cache, "
+        "%llu compiled\n",
         codegenMs + stats.seconds * 1e3, codegenMs, stats.seconds * 1e3, stats.kernels,
-        stats.kernels == 1 ? "" : "s", (unsigned long long)stats.memory_hits, (unsigned long long)stats.disk_hits,
-        (unsigned long long)stats.compiles);
+        stats.kernels == 1 ? "" : "s", stats.prebuilt, (unsigned long long)stats.memory_hits,
+        (unsigned long long)stats.disk_hits, (unsigned long long)stats.compiles);
     std::vector<double> times;
     for (unsigned r = 0; r < benchmark; ++r) {
       auto t0 = std::chrono::steady_clock::now();

@@ -45,9 +45,9 @@ Status driver_error(const CudaDriver& driver, CUresult result, const std::string
 class CudaKernel final : public Kernel {
  public:
   CudaKernel(std::shared_ptr<CudaDevice::Context> context, std::string entry, CUmodule module,
-             CUfunction function)
+             CUfunction function, std::string origin, bool prebuilt)
       : context_(std::move(context)), entry_(std::move(entry)), module_(module),
-        function_(function) {}
+        function_(function), origin_(std::move(origin)), prebuilt_(prebuilt) {}
   ~CudaKernel() override {
     ScopedContext current(*context_);
     // A launch of this kernel may still be running: wait before unloading it.
@@ -55,6 +55,8 @@ class CudaKernel final : public Kernel {
     (void)context_->driver.cuModuleUnload(module_);
   }
   const std::string& entry() const override { return entry_; }
+  std::string origin() const override { return origin_; }
+  bool prebuilt() const override { return prebuilt_; }
   CUfunction function() const { return function_; }
 
  private:
@@ -62,6 +64,8 @@ class CudaKernel final : public Kernel {
   std::string entry_;
   CUmodule module_;
   CUfunction function_;
+  std::string origin_;
+  bool prebuilt_;
 };
 
 CUdeviceptr device_pointer(const void* pointer) {
@@ -262,26 +266,80 @@ Status CudaDevice::fill_zero(void* device_dst, size_t bytes) {
                       "cuMemsetD8Async of " + std::to_string(bytes) + " bytes on " + name_);
 }
 
-StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
-  StatusOr<CompiledKernel> compiled =
-      compiler_.compile_for_device(source, compute_capability_, headers_);
-  if (!compiled) return compiled.status();
+std::vector<PrebuiltChoice> prebuilt_order(const std::vector<KernelBinary>& binaries,
+                                           int compute_capability) {
+  // (architecture, index) of each candidate, sorted newest first.
+  std::vector<std::pair<int, size_t>> cubins, ptxs;
+  for (size_t i = 0; i < binaries.size(); ++i) {
+    const int arch = sm_number(binaries[i].arch);
+    if (arch == 0 || arch > compute_capability) continue;
+    if (!binaries[i].cubin.empty() && arch / 10 == compute_capability / 10)
+      cubins.push_back({arch, i});
+    if (!binaries[i].ptx.empty()) ptxs.push_back({arch, i});
+  }
+  auto newest_first = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::stable_sort(cubins.begin(), cubins.end(), newest_first);
+  std::stable_sort(ptxs.begin(), ptxs.end(), newest_first);
+  std::vector<PrebuiltChoice> order;
+  for (const auto& [arch, i] : cubins) order.push_back({i, true});
+  for (const auto& [arch, i] : ptxs) order.push_back({i, false});
+  return order;
+}
 
+StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_image(const std::string& entry,
+                                                         const void* image,
+                                                         const std::string& what,
+                                                         std::string origin, bool prebuilt) {
   ScopedContext current(*context_);
   const CudaDriver& driver = context_->driver;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
-  std::string what = " of kernel '" + source.entry + "' (" +
-                     (compiled->is_cubin ? "CUBIN" : "PTX") + ") on " + name_;
-  if (CUresult result = driver.cuModuleLoadData(&module, compiled->binary.data())) {
+  if (CUresult result = driver.cuModuleLoadData(&module, image)) {
     return driver_error(driver, result, "cuModuleLoadData" + what);
   }
-  if (CUresult result = driver.cuModuleGetFunction(&function, module, source.entry.c_str())) {
+  if (CUresult result = driver.cuModuleGetFunction(&function, module, entry.c_str())) {
     (void)driver.cuModuleUnload(module);
     return driver_error(driver, result, "cuModuleGetFunction" + what);
   }
-  return std::shared_ptr<Kernel>(
-      std::make_shared<CudaKernel>(context_, source.entry, module, function));
+  return std::shared_ptr<Kernel>(std::make_shared<CudaKernel>(context_, entry, module, function,
+                                                              std::move(origin), prebuilt));
+}
+
+StatusOr<std::shared_ptr<Kernel>> CudaDevice::load(const KernelSource& source) {
+  return compile_and_load(source, "");
+}
+
+StatusOr<std::shared_ptr<Kernel>> CudaDevice::compile_and_load(const KernelSource& source,
+                                                               const std::string& why) {
+  StatusOr<CompiledKernel> compiled =
+      compiler_.compile_for_device(source, compute_capability_, headers_);
+  if (!compiled) return compiled.status();
+  const std::string kind = compiled->is_cubin ? "CUBIN " + arch_ : "PTX";
+  return load_image(source.entry, compiled->binary.data(),
+                    " of kernel '" + source.entry + "' (" + kind + ") on " + name_,
+                    "compiled from source by NVRTC (" + kind + ")" + why, false);
+}
+
+StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_prebuilt(
+    const KernelSource& source, const std::vector<KernelBinary>& binaries) {
+  if (binaries.empty()) return load(source);
+  std::string refused;  // why embedded code that should fit did not load
+  for (const PrebuiltChoice& choice : prebuilt_order(binaries, compute_capability_)) {
+    const KernelBinary& binary = binaries[choice.binary];
+    const std::string kind = choice.cubin ? "CUBIN " + binary.arch
+                                          : "PTX compute_" + binary.arch.substr(3);
+    StatusOr<std::shared_ptr<Kernel>> kernel = load_image(
+        source.entry,
+        choice.cubin ? static_cast<const void*>(binary.cubin.data()) : binary.ptx.c_str(),
+        " of kernel '" + source.entry + "' (" + kind + " from the artifact) on " + name_,
+        kind + " from the artifact" + (choice.cubin ? "" : ", compiled by the driver"), true);
+    if (kernel) return kernel;
+    refused += "; " + kernel.status().message();
+  }
+  std::string archs;
+  for (const KernelBinary& binary : binaries) archs += (archs.empty() ? "" : ", ") + binary.arch;
+  return compile_and_load(source, ": the artifact's code (" + archs + ") does not fit " + arch_ +
+                                      refused);
 }
 
 Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,

@@ -41,6 +41,20 @@ StatusOr<uint64_t> parse_memory_limit(const std::string& text);
 /// The error says both versions and what to do.
 Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version);
 
+/// One way to load embedded code: binaries[binary]'s CUBIN, or its PTX.
+struct PrebuiltChoice {
+  size_t binary = 0;
+  bool cubin = false;
+};
+
+/// The embedded code a GPU of `compute_capability` (90 for sm_90) can load,
+/// best first: the CUBIN of its own architecture, then CUBINs of older minors
+/// of its major (an sm_86 GPU runs sm_80's), then PTX of the architectures
+/// not newer than it, newest first (the driver compiles PTX for newer GPUs).
+/// Empty: none fits, compile the source.
+std::vector<PrebuiltChoice> prebuilt_order(const std::vector<KernelBinary>& binaries,
+                                           int compute_capability);
+
 class CudaDevice final : public Device {
  public:
   /// Device `ordinal`. The error says why there is no GPU: libcuda.so.1 not
@@ -62,6 +76,11 @@ class CudaDevice final : public Device {
   Status copy_on_device(void* device_dst, const void* device_src, size_t bytes) override;
   Status fill_zero(void* device_dst, size_t bytes) override;
   StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
+  /// Tries prebuilt_order(binaries) in turn (one that the driver refuses
+  /// falls through to the next), then compiles the source; the kernel's
+  /// origin() says which loaded and why the others did not.
+  StatusOr<std::shared_ptr<Kernel>> load_prebuilt(
+      const KernelSource& source, const std::vector<KernelBinary>& binaries) override;
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                 void** args) override;
   Status synchronize() override;
@@ -69,6 +88,15 @@ class CudaDevice final : public Device {
   struct Context;  // the driver, context and stream; shared with loaded kernels
 
  private:
+  /// Loads `image` (CUBIN, or NUL-terminated PTX) as a module and finds `entry`.
+  StatusOr<std::shared_ptr<Kernel>> load_image(const std::string& entry, const void* image,
+                                               const std::string& what, std::string origin,
+                                               bool prebuilt);
+  /// Compiles `source` with NVRTC (through the cache) and loads it; `why`
+  /// ends its origin().
+  StatusOr<std::shared_ptr<Kernel>> compile_and_load(const KernelSource& source,
+                                                     const std::string& why);
+
   CudaDevice(std::shared_ptr<Context> context, NvrtcCompiler compiler)
       : context_(std::move(context)), compiler_(std::move(compiler)) {}
 

@@ -31,7 +31,7 @@
 // FLIPPED: error: {{.*}}flipped.spx: checksum mismatch: the file is corrupted
 // RUN: python3 -c "import sys; b = bytearray(open(sys.argv[1], 'rb').read()); b[8] = 9; open(sys.argv[2], 'wb').write(b)" %t/g.spx %t/newer.spx
 // RUN: not spectral-run %t/newer.spx --random-inputs 2>&1 | FileCheck %s --check-prefix=NEWER
-// NEWER: error: {{.*}}newer.spx: artifact format 9.0, this runtime reads format 1.x: compile it again with this spectral (newer format)
+// NEWER: error: {{.*}}newer.spx: artifact format 9.1, this runtime reads format 1.x: compile it again with this spectral (newer format)
 //
 // --emit: the graph after the passes, or every kernel's CUDA unit (stdout or -o).
 // RUN: spectral-compile %s --emit=mlir | FileCheck %s --check-prefix=EMIT-MLIR
@@ -68,3 +68,39 @@ func.func @twice(%x: tensor<8xf32>) -> tensor<8xf32> {
   %y = spectral.add %x, %x : tensor<8xf32>, tensor<8xf32>
   return %y : tensor<8xf32>
 }
+
+// --target=sm_XX embeds every kernel's CUBIN and PTX; host adds nothing. The
+// artifact still runs on the host, from its source, with the same results.
+// RUN: spectral-compile %s -o %t/gpu.spx --target=sm_80 --target=sm_90 --target=host 2>&1 | FileCheck %s --check-prefix=TARGETS
+// TARGETS: wrote {{.*}}gpu.spx: @main, 1 kernel, CUBIN and PTX for sm_80, sm_90
+// RUN: spectral-run %t/gpu.spx --device=host --random-inputs --seed=3 > %t/from-gpu-spx.txt
+// RUN: diff %t/from-mlir.txt %t/from-gpu-spx.txt
+// RUN: spectral-run %t/gpu.spx --device=host --random-inputs --benchmark=1 2>&1 | FileCheck %s --check-prefix=HOSTLOAD
+// HOSTLOAD: 1 kernel: 0 from the artifact's CUBIN/PTX
+// RUN: spectral-run %t/gpu.spx --device=host --random-inputs --report 2>&1 | FileCheck %s --check-prefix=CARRIED
+// CARRIED: GPU code carried: sm_80 CUBIN for 1, PTX for 1 of 1 kernel; sm_90 CUBIN for 1, PTX for 1 of 1 kernel
+// RUN: spectral-run %t/g.spx --device=host --random-inputs --report 2>&1 | FileCheck %s --check-prefix=NONE
+// NONE: GPU code carried: none (a GPU compiles the kernels' source when it loads them)
+// RUN: not spectral-compile %s -o %t/bad.spx --target=gfx90a 2>&1 | FileCheck %s --check-prefix=BADTARGET
+// BADTARGET: spectral-compile: error: --target: unknown target 'gfx90a': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...)
+// RUN: not spectral-compile %s -o %t/bad.spx --target=sm_20 2>&1 | FileCheck %s --check-prefix=OLDTARGET
+// OLDTARGET: spectral-compile: error: nvrtc {{[0-9.]+}} cannot build sm_20: it builds sm_{{[0-9]+}}
+// RUN: not ls %t/bad.spx
+//
+// --emit=ptx (sm_90 unless targets say otherwise) and --emit=cubin -o DIR.
+// RUN: spectral-compile %s --emit=ptx | FileCheck %s --check-prefix=PTX90
+// PTX90: // ===== {{.*}} (sm_90): spectral.rfft
+// PTX90: .target sm_90
+// PTX90: .entry rfft_
+// RUN: spectral-compile %s --emit=ptx --target=sm_80 -o %t/k.ptx && FileCheck %s --check-prefix=PTX80 < %t/k.ptx
+// PTX80: .target sm_80
+// RUN: spectral-compile %s --emit=cubin -o %t/cubins --target=sm_80 --target=sm_90 2>&1 | FileCheck %s --check-prefix=CUBIN
+// CUBIN: wrote 2 CUBIN files to {{.*}}cubins
+// RUN: ls %t/cubins | FileCheck %s --check-prefix=CUBINS
+// CUBINS: rfft_{{.*}}.sm_80.cubin
+// CUBINS: rfft_{{.*}}.sm_90.cubin
+// RUN: python3 -c "import glob, sys; sys.exit(any(open(f, 'rb').read(4) != b'\x7fELF' for f in glob.glob(sys.argv[1] + '/*.cubin')))" %t/cubins
+// RUN: not spectral-compile %s --emit=cubin 2>&1 | FileCheck %s --check-prefix=CUBIN-DIR
+// CUBIN-DIR: spectral-compile: error: -o DIR is required for --emit=cubin
+// RUN: not spectral-compile %s --emit=ptx --target=host 2>&1 | FileCheck %s --check-prefix=PTX-HOST
+// PTX-HOST: spectral-compile: error: --emit=ptx and --emit=cubin need a GPU target (--target=sm_XX), not host

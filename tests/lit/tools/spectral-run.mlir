@@ -83,7 +83,7 @@ func.func @out_of_range() -> tensor<1xf32> {
 // RUN: not spectral-run %s --function=double --random-inputs --device=reference --validate 2>&1 | FileCheck %s --check-prefix=REFVALIDATE
 // REFVALIDATE: --validate, --benchmark, --report and --dump-kernels need a device that runs kernels
 // RUN: spectral-run %s --function=double --random-inputs --device=host --validate --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
-// BENCH: compile: {{[0-9.]+}} ms (codegen {{[0-9.]+}} ms, load {{[0-9.]+}} ms); 1 kernel: {{[0-9]+}} from the memory cache, {{[0-9]+}} from the disk cache, {{[0-9]+}} compiled
+// BENCH: compile: {{[0-9.]+}} ms (codegen {{[0-9.]+}} ms, load {{[0-9.]+}} ms); 1 kernel: 0 from the artifact's CUBIN/PTX, {{[0-9]+}} from the memory cache, {{[0-9]+}} from the disk cache, {{[0-9]+}} compiled
 // BENCH: run on host ({{[0-9]+}} threads): min {{[0-9.]+}} ms, median {{[0-9.]+}} ms over 3 runs; 192 bytes moved per run
 // BENCH: validate result #0 tensor<3x4xcomplex<f32>>: max abs error 0, relative 0 (tolerance 0.0001): PASS
 

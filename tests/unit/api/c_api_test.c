@@ -82,6 +82,22 @@ int main(int argc, char** argv) {
   }
   CHECK(!worst, "the results against the closed form");
 
+  /* GPU targets: the model carries their code; a bad one is an error. */
+  {
+    spectral_model* gpu = NULL;
+    spectral_compile_options targeted = options;
+    targeted.targets = "sm_80,sm_90";
+    CHECK(spectral_compile(g, &targeted, &gpu) == SPECTRAL_OK &&
+              strstr(spectral_model_summary(gpu), "sm_90 CUBIN for 2, PTX for 2 of 2 kernels") != NULL,
+          "compiling for sm_80 and sm_90");
+    spectral_model_free(gpu);
+    gpu = NULL;
+    targeted.targets = "sm_80,";
+    CHECK(spectral_compile(g, &targeted, &gpu) == SPECTRAL_INVALID_ARGUMENT && gpu == NULL &&
+              strstr(spectral_last_error(), "unknown target ''") != NULL,
+          "an empty target is an error");
+  }
+
   snprintf(path, sizeof path, "%s/c_api_test.spx", scratch);
   CHECK(spectral_model_save(model, path) == SPECTRAL_OK, "saving an artifact");
   {

@@ -276,8 +276,17 @@ TEST(CppApi, ArtifactsSaveAndLoad) {
   Graph g("artifact");
   Value x = g.input(DType::kFloat32, {2, 8});
   ASSERT_TRUE(g.output({g.abs(g.rfft(x, {1}))}));
-  Expected<Model> model = compile(g, onHost());
+  CompileOptions options = onHost();
+  options.targets = {"host", "sm_80"};  // the artifact carries CUBIN and PTX for sm_80
+  Expected<Model> model = compile(g, options);
   ASSERT_TRUE(model) << model.status().message();
+  const std::string carried = "GPU code carried: sm_80 CUBIN for 1, PTX for 1 of 1 kernel";
+  EXPECT_NE(model->summary().find(carried), std::string::npos) << model->summary();
+  options.targets = {"sm_80", "gfx90a"};
+  Expected<Model> bad = compile(g, options);
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("unknown target 'gfx90a'"), std::string::npos)
+      << bad.status().message();
   const std::string path =
       (std::filesystem::temp_directory_path() / ("spectral_api_" + std::to_string(getpid()) + ".spx"))
           .string();
@@ -285,6 +294,7 @@ TEST(CppApi, ArtifactsSaveAndLoad) {
   Expected<Model> loaded = Model::load(path, DeviceKind::kHost);
   std::filesystem::remove(path);
   ASSERT_TRUE(loaded) << loaded.status().message();
+  EXPECT_NE(loaded->summary().find(carried), std::string::npos) << loaded->summary();
   Tensor input = randomTensor(DType::kFloat32, {2, 8}, 3);
   Expected<std::vector<Tensor>> a = model->run({input});
   Expected<std::vector<Tensor>> b = loaded->run({input});

@@ -1,6 +1,7 @@
 // program_test.cc - the Program's checks and the executor on the host device.
 #include "runtime/program/artifact.h"
 #include "runtime/program/executor.h"
+#include "runtime/program/prebuilt.h"
 #include "runtime/program/program.h"
 #include "runtime/program/report.h"
 
@@ -55,7 +56,7 @@ Program doubling(bool with_error_word) {
   p.buffers[2].view_of = 1;
   p.inputs = {0};
   p.outputs = {2, 0};
-  p.kernels.push_back({{kDouble, "double_it"}, "test.double (t.mlir:1:1)", 16, 16});
+  p.kernels.push_back({{kDouble, "double_it", {}}, "test.double (t.mlir:1:1)", 16, 16, 0, {}});
   Step step;
   step.kernel = 0;
   step.grid = {1, 1, 1};
@@ -119,6 +120,25 @@ TEST(Program, ValidateNamesWhatIsWrong) {
       << huge.validate().message();
 }
 
+TEST(Program, ValidateChecksEmbeddedCode) {
+  auto error = [](std::vector<KernelBinary> binaries) {
+    Program p = doubling(false);
+    p.kernels[0].binaries = std::move(binaries);
+    return p.validate().is_ok() ? std::string("valid") : p.validate().message();
+  };
+  EXPECT_EQ(error({{"sm_80", {1, 2}, ""}, {"sm_90", {}, "ptx"}, {"sm_100", {3}, "ptx"}}), "valid");
+  EXPECT_EQ(error({{"gfx90a", {1}, ""}}),
+            "kernel 0 'double_it' carries code for 'gfx90a', not an architecture sm_XX");
+  for (const char* arch : {"sm_", "sm_8", "sm_08", "sm_90a", "sm_1000", "SM_90"})
+    EXPECT_NE(error({{arch, {1}, ""}}).find("not an architecture sm_XX"), std::string::npos)
+        << arch;
+  EXPECT_EQ(error({{"sm_80", {}, ""}}), "kernel 0 'double_it' carries neither CUBIN nor PTX for sm_80");
+  EXPECT_EQ(error({{"sm_80", {1}, ""}, {"sm_80", {}, "ptx"}}),
+            "kernel 0 'double_it' carries code for sm_80 twice");
+  EXPECT_EQ(error({{"sm_80", {}, std::string("pt\0x", 4)}}),
+            "kernel 0 'double_it' carries PTX for sm_80 with a NUL byte");
+}
+
 /// x -> a = 2x -> b = 2a -> c = 2b, with c lent a's bytes (a is dead by then).
 Program chain_with_alias() {
   Program p;
@@ -132,7 +152,7 @@ Program chain_with_alias() {
   p.buffers[4].view_of = 3;
   p.inputs = {0};
   p.outputs = {4};
-  p.kernels.push_back({{kDouble, "double_it"}, "test.double (t.mlir:1:1)", 16, 16, 4});
+  p.kernels.push_back({{kDouble, "double_it", {}}, "test.double (t.mlir:1:1)", 16, 16, 4, {}});
   for (auto [in, out] : {std::pair{0, 1}, {1, 2}, {2, 3}}) {
     Step step;
     step.kernel = 0;
@@ -271,6 +291,8 @@ Program rich_program() {
   p.buffers[2].view_offset = 0;
   p.kernels[0].source.defines = {"FACTOR=2", "FAST"};
   p.kernels[0].flops = 4;
+  p.kernels[0].binaries = {{"sm_90", {0x7f, 'E', 'L', 'F', 0, 1}, ".version 9.0\n.target sm_90\n"},
+                           {"sm_80", {}, ".target sm_80\n"}};
   p.steps[0].in_place = {{0, 1}};
   p.steps[0].shared_bytes = 16;
   p.steps[0].error_message = "negative input";
@@ -292,17 +314,82 @@ TEST(Artifact, RoundTripsEveryField) {
   EXPECT_EQ(write_artifact(*back), bytes);  // nothing lost or changed
   const Program& q = back->program;
   EXPECT_EQ(q.kernels[0].source.defines, p.kernels[0].source.defines);
+  ASSERT_EQ(q.kernels[0].binaries.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(q.kernels[0].binaries[i].arch, p.kernels[0].binaries[i].arch);
+    EXPECT_EQ(q.kernels[0].binaries[i].cubin, p.kernels[0].binaries[i].cubin);
+    EXPECT_EQ(q.kernels[0].binaries[i].ptx, p.kernels[0].binaries[i].ptx);
+  }
   EXPECT_EQ(q.steps[0].in_place, p.steps[0].in_place);
   EXPECT_TRUE(q.buffers[0].donated);
   EXPECT_EQ(back->producer, "spectral test");
   EXPECT_EQ(back->graph, "func.func @f()");
   EXPECT_EQ(back->graph_name, "g.mlir");
-  // It runs as the original does.
-  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(std::move(back->program), host());
+  // It runs as the original does: the host compiles the source, whatever GPU code it carries.
+  LoadStats stats;
+  StatusOr<std::unique_ptr<Executable>> exe =
+      Executable::load(std::move(back->program), host(), &stats);
   ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  EXPECT_EQ(stats.prebuilt, 0);
+  EXPECT_EQ(stats.origins, std::vector<std::string>{"compiled from source"});
   std::vector<HostTensor> outputs;
   ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
   EXPECT_EQ(outputs[0].bytes, floats({2, 4, 6, 8}).bytes);
+}
+
+TEST(Artifact, OlderAndNewerMinorVersionsAreRead) {
+  std::vector<uint8_t> bytes = write_artifact({rich_program(), "spectral test", "", ""});
+  EXPECT_EQ(bytes[10] | bytes[11] << 8, kArtifactFormatMinor);
+  for (uint8_t minor : {0, 1, 7}) {  // the version is outside the checksummed payload
+    bytes[10] = minor;
+    StatusOr<Artifact> read = read_artifact(bytes, "m.spx");
+    EXPECT_TRUE(read.is_ok()) << int(minor) << ": " << read.status().message();
+  }
+}
+
+TEST(Prebuilt, TargetsAreHostOrSmArchitectures) {
+  StatusOr<std::vector<std::string>> archs = gpu_targets({"host", "sm_80", "sm_90"});
+  ASSERT_TRUE(archs.is_ok()) << archs.status().message();
+  EXPECT_EQ(*archs, (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_TRUE(gpu_targets({})->empty());
+  EXPECT_EQ(gpu_targets({"sm_90", "cuda"}).status().message(),
+            "unknown target 'cuda': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...)");
+  EXPECT_EQ(gpu_targets({"sm_90", "sm_90"}).status().message(), "target 'sm_90' given twice");
+}
+
+TEST(Prebuilt, EmbedsCubinAndPtxForEachTarget) {
+  Program p = doubling(true);
+  p.kernels[0].binaries = {{"sm_90", {1, 2, 3}, "stale"}};  // replaced, not kept beside
+  std::vector<std::pair<size_t, size_t>> progress;
+  Status built = embed_binaries(p, {"sm_80", "sm_90"},
+                                [&](size_t done, size_t total) { progress.push_back({done, total}); });
+  ASSERT_TRUE(built.is_ok()) << built.message();
+  EXPECT_EQ(progress, (std::vector<std::pair<size_t, size_t>>{{1, 2}, {2, 2}}));
+  const std::vector<KernelBinary>& binaries = p.kernels[0].binaries;
+  ASSERT_EQ(binaries.size(), 2u);
+  for (const KernelBinary& binary : binaries) {
+    ASSERT_GE(binary.cubin.size(), 4u) << binary.arch;
+    EXPECT_EQ(std::string(binary.cubin.begin(), binary.cubin.begin() + 4), "\x7f" "ELF");
+    EXPECT_NE(binary.ptx.find(".target " + binary.arch), std::string::npos) << binary.ptx;
+    EXPECT_NE(binary.ptx.find(".entry double_it"), std::string::npos);
+  }
+  EXPECT_EQ(binaries[0].arch, "sm_80");  // the stale sm_90 went, then sm_80 and sm_90 came
+  EXPECT_EQ(binaries[1].arch, "sm_90");
+  EXPECT_TRUE(p.validate().is_ok()) << p.validate().message();
+
+  // An architecture NVRTC cannot build, and a kernel that does not compile,
+  // are errors that leave the program as it was.
+  Program before = p;
+  Status old = embed_binaries(p, {"sm_20"});
+  EXPECT_NE(old.message().find("cannot build sm_20: it builds sm_"), std::string::npos)
+      << old.message();
+  p.kernels[0].source.source += "\nthis does not compile\n";
+  Status broken = embed_binaries(p, {"sm_80"});
+  EXPECT_NE(broken.message().find("compiling kernel 'double_it' (test.double (t.mlir:1:1)) for sm_80"),
+            std::string::npos)
+      << broken.message();
+  EXPECT_EQ(p.kernels[0].binaries.size(), before.kernels[0].binaries.size());
+  EXPECT_EQ(p.kernels[0].binaries[1].cubin, before.kernels[0].binaries[1].cubin);
 }
 
 TEST(Artifact, DamageIsAnErrorNamingTheFile) {
@@ -321,7 +408,7 @@ TEST(Artifact, DamageIsAnErrorNamingTheFile) {
   EXPECT_EQ(error(flipped), "m.spx: checksum mismatch: the file is corrupted");
   std::vector<uint8_t> newer = good;
   newer[8] = 2;
-  EXPECT_NE(error(newer).find("artifact format 2.0, this runtime reads format 1.x"),
+  EXPECT_NE(error(newer).find("artifact format 2.1, this runtime reads format 1.x"),
             std::string::npos)
       << error(newer);
   // Garbage with a correct checksum: the FlatBuffers verifier says no.

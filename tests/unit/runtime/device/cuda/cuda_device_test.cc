@@ -44,6 +44,25 @@ TEST(CudaDevice, ParsesMemoryLimits) {
   }
 }
 
+TEST(CudaDevice, PrebuiltOrderPrefersItsOwnCubinThenOlderMinorsThenPtx) {
+  const std::vector<KernelBinary> binaries = {
+      {"sm_80", {1}, "ptx80"}, {"sm_86", {1}, ""}, {"sm_90", {1}, "ptx90"},
+      {"sm_75", {}, "ptx75"},  {"sm_89", {}, "ptx89"}, {"gfx90a", {1}, "x"}};
+  auto order = [&](int compute_capability) {
+    std::string text;  // "1c 0c 0p": binary index, CUBIN or PTX
+    for (const PrebuiltChoice& choice : prebuilt_order(binaries, compute_capability))
+      text += (text.empty() ? "" : " ") + std::to_string(choice.binary) + (choice.cubin ? "c" : "p");
+    return text;
+  };
+  EXPECT_EQ(order(86), "1c 0c 0p 3p");   // own CUBIN, sm_80's, then PTX newest first
+  EXPECT_EQ(order(89), "1c 0c 4p 0p 3p");
+  EXPECT_EQ(order(90), "2c 2p 4p 0p 3p");  // sm_8x CUBINs do not run on sm_90
+  EXPECT_EQ(order(100), "2p 4p 0p 3p");    // a newer GPU: PTX only
+  EXPECT_EQ(order(75), "3p");
+  EXPECT_EQ(order(70), "");                // nothing fits: compile the source
+  EXPECT_EQ(prebuilt_order({}, 90).size(), 0u);
+}
+
 // Tests that need a GPU; each skips on a machine without one.
 class CudaDeviceOnGpu : public testing::Test {
  protected:
@@ -71,43 +90,95 @@ extern "C" __global__ void reverse_block(float* out, const float* in, float scal
 )",
                                "reverse_block"};
 
-TEST_F(CudaDeviceOnGpu, RunsAKernelAndCountsMemory) {
-  EXPECT_NE(device->name().find(device->arch()), std::string::npos);
+/// Runs a kReverse kernel over 4 blocks on `device` and checks every element.
+void expect_reverses(CudaDevice& device, const Kernel& kernel) {
   const size_t count = 4 * 256, bytes = count * sizeof(float);
   std::vector<float> input(count), output(count, 0.0f);
   for (size_t i = 0; i < count; ++i) input[i] = float(i) * 0.5f - 3.0f;
+  const DeviceMemoryStats before = device.memory_stats();
 
-  StatusOr<void*> in = device->allocate(bytes);
-  StatusOr<void*> out = device->allocate(bytes);
+  StatusOr<void*> in = device.allocate(bytes);
+  StatusOr<void*> out = device.allocate(bytes);
   ASSERT_TRUE(in) << in.status().message();
   ASSERT_TRUE(out) << out.status().message();
-  DeviceMemoryStats stats = device->memory_stats();
-  EXPECT_EQ(stats.in_use_bytes, 2 * bytes);
-  EXPECT_EQ(stats.live_allocations, 2u);
+  DeviceMemoryStats stats = device.memory_stats();
+  EXPECT_EQ(stats.in_use_bytes, before.in_use_bytes + 2 * bytes);
+  EXPECT_EQ(stats.live_allocations, before.live_allocations + 2);
 
-  ASSERT_TRUE(device->copy_to_device(*in, input.data(), bytes));
-  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
-  ASSERT_TRUE(kernel) << kernel.status().message();
+  ASSERT_TRUE(device.copy_to_device(*in, input.data(), bytes));
   float scale = 2.0f;
   void* args[] = {&*out, &*in, &scale};
-  Status launched = device->launch(**kernel, {4, 1, 1}, {256, 1, 1}, 0, args);
+  Status launched = device.launch(kernel, {4, 1, 1}, {256, 1, 1}, 0, args);
   ASSERT_TRUE(launched) << launched.message();
-  Status synced = device->synchronize();
+  Status synced = device.synchronize();
   ASSERT_TRUE(synced) << synced.message();
-  ASSERT_TRUE(device->copy_to_host(output.data(), *out, bytes));
+  ASSERT_TRUE(device.copy_to_host(output.data(), *out, bytes));
   for (size_t block = 0; block < 4; ++block) {
     for (size_t t = 0; t < 256; ++t) {
       ASSERT_EQ(output[block * 256 + t], 2.0f * input[block * 256 + 255 - t]) << block << "," << t;
     }
   }
+  ASSERT_TRUE(device.release(*in));
+  ASSERT_TRUE(device.release(*out));
+  stats = device.memory_stats();
+  EXPECT_EQ(stats.in_use_bytes, before.in_use_bytes);
+  EXPECT_EQ(stats.total_allocations, before.total_allocations + 2);
+  EXPECT_FALSE(device.release(*in)) << "a second release is an error";
+}
 
-  ASSERT_TRUE(device->release(*in));
-  ASSERT_TRUE(device->release(*out));
-  stats = device->memory_stats();
-  EXPECT_EQ(stats.in_use_bytes, 0u);
-  EXPECT_EQ(stats.peak_bytes, 2 * bytes);
-  EXPECT_EQ(stats.total_allocations, 2u);
-  EXPECT_FALSE(device->release(*in)) << "a second release is an error";
+TEST_F(CudaDeviceOnGpu, RunsAKernelAndCountsMemory) {
+  EXPECT_NE(device->name().find(device->arch()), std::string::npos);
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_FALSE((*kernel)->prebuilt());
+  EXPECT_EQ((*kernel)->origin().rfind("compiled from source by NVRTC", 0), 0u)
+      << (*kernel)->origin();
+  expect_reverses(*device, **kernel);
+  EXPECT_EQ(device->memory_stats().peak_bytes, 2u * 4 * 256 * sizeof(float));
+}
+
+TEST_F(CudaDeviceOnGpu, LoadsEmbeddedCubinElsePtxElseTheSource) {
+  StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
+  ASSERT_TRUE(compiler) << compiler.status().message();
+  NvrtcOptions options;
+  options.arch = device->arch();
+  options.want_ptx = true;
+  StatusOr<CompiledKernel> compiled = compiler->compile(kReverse, options);
+  ASSERT_TRUE(compiled) << compiled.status().message();
+  const std::string arch = device->arch(), compute = "compute_" + arch.substr(3);
+
+  // The device's own CUBIN.
+  StatusOr<std::shared_ptr<Kernel>> cubin =
+      device->load_prebuilt(kReverse, {{arch, compiled->binary, compiled->ptx}});
+  ASSERT_TRUE(cubin) << cubin.status().message();
+  EXPECT_TRUE((*cubin)->prebuilt());
+  EXPECT_EQ((*cubin)->origin(), "CUBIN " + arch + " from the artifact");
+  expect_reverses(*device, **cubin);
+
+  // A CUBIN the driver refuses: its PTX, compiled by the driver.
+  StatusOr<std::shared_ptr<Kernel>> ptx =
+      device->load_prebuilt(kReverse, {{arch, {0x7f, 'E', 'L', 'F', 0, 0, 0, 0}, compiled->ptx}});
+  ASSERT_TRUE(ptx) << ptx.status().message();
+  EXPECT_TRUE((*ptx)->prebuilt());
+  EXPECT_EQ((*ptx)->origin(), "PTX " + compute + " from the artifact, compiled by the driver");
+  expect_reverses(*device, **ptx);
+
+  // Code for a newer GPU only, and code that does not load: the source.
+  const std::string newer = "sm_" + std::to_string(sm_number(arch) + 10);
+  StatusOr<std::shared_ptr<Kernel>> source =
+      device->load_prebuilt(kReverse, {{newer, compiled->binary, compiled->ptx}});
+  ASSERT_TRUE(source) << source.status().message();
+  EXPECT_FALSE((*source)->prebuilt());
+  EXPECT_NE((*source)->origin().find("the artifact's code (" + newer + ") does not fit " + arch),
+            std::string::npos)
+      << (*source)->origin();
+  expect_reverses(*device, **source);
+  StatusOr<std::shared_ptr<Kernel>> broken =
+      device->load_prebuilt(kReverse, {{arch, {}, "not ptx"}});
+  ASSERT_TRUE(broken) << broken.status().message();
+  EXPECT_FALSE((*broken)->prebuilt());
+  EXPECT_NE((*broken)->origin().find("cuModuleLoadData"), std::string::npos)
+      << (*broken)->origin();
 }
 
 TEST_F(CudaDeviceOnGpu, LaunchErrorNamesTheKernelAndTheDriverError) {
