@@ -375,11 +375,14 @@ spectral_status spectral_compile(const spectral_graph* graph,
     compile.fuse = o.fuse != 0;
     if (o.dump_dir) compile.dump_dir = o.dump_dir;
     if (o.pass_pipeline) compile.pass_pipeline = o.pass_pipeline;
-    if (o.targets && *o.targets) {  // comma-separated; an empty entry is an unknown target
-      const std::string list = o.targets;
+    if (o.targets && *o.targets) {  // comma-separated, spaces around names ignored;
+      const std::string list = o.targets;  // an empty entry is an unknown target
       for (size_t start = 0, end = 0; end != std::string::npos; start = end + 1) {
         end = list.find(',', start);
-        compile.targets.push_back(list.substr(start, end - start));
+        std::string target = list.substr(start, end - start);
+        target.erase(0, target.find_first_not_of(" \t"));
+        target.erase(target.find_last_not_of(" \t") + 1);
+        compile.targets.push_back(target);
       }
     }
     if (spectral::StatusOr<std::vector<std::string>> archs = spectral::gpu_targets(compile.targets);

@@ -67,7 +67,7 @@ struct KernelBinary {
 };
 
 /// The compute capability of "sm_90" (90), or 0 when `arch` is not sm_ and
-/// two or three digits.
+/// two or three digits (an arch-specific "sm_90a" is 0 too).
 inline int sm_number(const std::string& arch) {
   if (arch.size() < 5 || arch.size() > 6 || arch.compare(0, 3, "sm_") != 0) return 0;
   for (size_t i = 3; i < arch.size(); ++i)

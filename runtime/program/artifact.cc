@@ -46,11 +46,12 @@ flatbuffers::Offset<fb::Program> build_program(flatbuffers::FlatBufferBuilder& b
       binaries.push_back(fb::CreateBinary(b, b.CreateString(binary.arch),
                                           b.CreateVector(binary.cubin),
                                           b.CreateString(binary.ptx)));
+    // Without binaries the field is left out: the kernel is written as format 1.0 wrote it.
     kernels.push_back(fb::CreateKernel(b, b.CreateString(k.source.entry),
                                        b.CreateString(k.source.source),
                                        b.CreateVectorOfStrings(k.source.defines),
                                        b.CreateString(k.ops), k.bytes_read, k.bytes_written,
-                                       k.flops, b.CreateVector(binaries)));
+                                       k.flops, binaries.empty() ? 0 : b.CreateVector(binaries)));
   }
   std::vector<flatbuffers::Offset<fb::Step>> steps;
   for (const Step& s : p.steps) {

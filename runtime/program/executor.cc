@@ -163,9 +163,11 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
     stats->compiles = after.misses - before.misses;
     stats->prebuilt = 0;
     stats->origins.clear();
+    stats->prebuilt_kernels.clear();
     for (const std::shared_ptr<Kernel>& kernel : state->kernels) {
       stats->prebuilt += kernel->prebuilt();
       stats->origins.push_back(kernel->origin());
+      stats->prebuilt_kernels.push_back(kernel->prebuilt());
     }
     stats->seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

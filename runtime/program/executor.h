@@ -42,6 +42,7 @@ struct LoadStats {
   uint64_t compiles = 0;
   int prebuilt = 0;          // kernels loaded from code the Program carried (no compile)
   std::vector<std::string> origins;  // per kernel, Kernel::origin()
+  std::vector<bool> prebuilt_kernels;  // per kernel, Kernel::prebuilt()
   double seconds = 0;        // wall time of load(), compiling included
 };
 

@@ -16,7 +16,8 @@ StatusOr<std::vector<std::string>> gpu_targets(const std::vector<std::string>& t
     const std::string& target = targets[i];
     if (target != "host" && sm_number(target) == 0)
       return Status::error("unknown target '" + target +
-                           "': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...)");
+                           "': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...; "
+                           "arch-specific ones like sm_90a are not supported)");
     if (std::find(targets.begin(), targets.begin() + i, target) != targets.begin() + i)
       return Status::error("target '" + target + "' given twice");
     if (target != "host") archs.push_back(target);

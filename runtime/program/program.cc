@@ -1,6 +1,11 @@
 // program.cc - the Program's own checks and sizes.
 #include "runtime/program/program.h"
 
+#include "runtime/device/cuda/cuda_device.h"
+
+#include <algorithm>
+#include <cctype>
+
 namespace spectral {
 
 int64_t BufferDesc::elements() const {
@@ -82,11 +87,20 @@ Status Program::validate() const {
     const std::vector<KernelBinary>& binaries = kernels[k].binaries;
     for (size_t i = 0; i < binaries.size(); ++i) {
       const KernelBinary& binary = binaries[i];
-      if (sm_number(binary.arch) == 0)
-        return Status::error(name + " carries code for '" + binary.arch +
-                             "', not an architecture sm_XX");
+      // Any name is kept (a newer format may bring new kinds); only sm_XX is loaded.
+      const bool named = !binary.arch.empty() && binary.arch.size() <= 32 &&
+                         std::all_of(binary.arch.begin(), binary.arch.end(), [](char c) {
+                           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+                         });
+      if (!named)
+        return Status::error(name + " carries code for an architecture named '" + binary.arch +
+                             "' (expected letters, digits and _, like sm_90)");
       if (binary.cubin.empty() && binary.ptx.empty())
         return Status::error(name + " carries neither CUBIN nor PTX for " + binary.arch);
+      if (!binary.cubin.empty())
+        if (std::string problem = cubin_problem(binary.cubin); !problem.empty())
+          return Status::error(name + " carries a CUBIN for " + binary.arch + " that is " +
+                               (problem.rfind("not ", 0) == 0 ? "" : "damaged: ") + problem);
       if (binary.ptx.find('\0') != std::string::npos)
         return Status::error(name + " carries PTX for " + binary.arch + " with a NUL byte");
       for (size_t j = 0; j < i; ++j)

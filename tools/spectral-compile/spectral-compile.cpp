@@ -121,6 +121,11 @@ int main(int argc, char **argv) {
   }
   llvm::Expected<::spectral::Program> program = ::spectral::compileProgram(**module, options);
   if (!program) return fail(llvm::toString(program.takeError()));
+  if ((emit == Emit::kMlir || emit == Emit::kCuda) && !archs->empty()) {
+    llvm::errs() << "spectral-compile: warning: --target has no effect on --emit="
+                 << (emit == Emit::kMlir ? "mlir" : "cuda") << "\n";
+    archs->clear();
+  }
   if (!archs->empty()) {
     // Compiling every kernel for every target takes seconds each: show progress on a terminal.
     const bool terminal = isatty(2);
@@ -136,18 +141,24 @@ int main(int argc, char **argv) {
   if (emit == Emit::kCubin) {
     if (std::error_code error = llvm::sys::fs::create_directories(outputFile))
       return fail(outputFile + ": " + error.message());
-    size_t files = 0;
+    // All or nothing: a failed write removes the files this run wrote.
+    std::vector<std::string> written;
+    auto undo = [&](const std::string &message) {
+      for (const std::string &path : written) llvm::sys::fs::remove(path);
+      return fail(message);
+    };
     for (const ::spectral::KernelDesc &kernel : program->kernels)
       for (const ::spectral::KernelBinary &binary : kernel.binaries) {
         std::string path = outputFile + "/" + kernel.source.entry + "." + binary.arch + ".cubin";
         std::error_code error;
         llvm::raw_fd_ostream file(path, error);
-        if (error) return fail(path + ": " + error.message());
+        if (error) return undo(path + ": " + error.message());
+        written.push_back(path);
         file.write(reinterpret_cast<const char *>(binary.cubin.data()), binary.cubin.size());
         file.close();
-        if (file.has_error()) return fail(path + ": " + file.error().message());
-        ++files;
+        if (file.has_error()) return undo(path + ": " + file.error().message());
       }
+    const size_t files = written.size();
     llvm::errs() << "wrote " << files << " CUBIN file" << (files == 1 ? "" : "s") << " to "
                  << outputFile << "\n";
     return 0;

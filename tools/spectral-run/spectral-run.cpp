@@ -302,6 +302,14 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
       ::spectral::Executable::load(std::move(*compiled), **device, &stats);
   if (!executable)
     return fail(executable.status().message());
+  // A GPU that could not use the GPU code an artifact carries says why.
+  if ((*device)->name().rfind("cuda:", 0) == 0) {
+    const std::vector<::spectral::KernelDesc> &kernels = (*executable)->program().kernels;
+    for (size_t k = 0; k < kernels.size(); ++k)
+      if (!kernels[k].binaries.empty() && !stats.prebuilt_kernels[k])
+        llvm::errs() << "note: kernel '" << kernels[k].source.entry << "' "
+                     << stats.origins[k] << "\n";
+  }
   if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
     return fail(status.message());
 

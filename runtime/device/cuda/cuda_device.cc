@@ -266,6 +266,42 @@ Status CudaDevice::fill_zero(void* device_dst, size_t bytes) {
                       "cuMemsetD8Async of " + std::to_string(bytes) + " bytes on " + name_);
 }
 
+std::string cubin_problem(const std::vector<uint8_t>& cubin) {
+  const size_t size = cubin.size();
+  auto field = [&](size_t offset, int bytes) {  // little endian, inside the image
+    uint64_t value = 0;
+    for (int i = 0; i < bytes; ++i) value |= uint64_t(cubin[offset + i]) << (8 * i);
+    return value;
+  };
+  // A table of `count` entries of `entry` bytes at `offset` lies inside the image.
+  auto inside = [&](uint64_t offset, uint64_t count, uint64_t entry) {
+    return offset <= size && count <= (size - offset) / entry;
+  };
+  constexpr int kEm_Cuda = 190, kSection = 64, kSegment = 56, kNoBits = 8;
+  if (size < 64 || cubin[0] != 0x7f || cubin[1] != 'E' || cubin[2] != 'L' || cubin[3] != 'F')
+    return "not an ELF image";
+  if (cubin[4] != 2 || cubin[5] != 1 || field(18, 2) != kEm_Cuda)
+    return "not a 64-bit little-endian CUDA ELF image";
+  const uint64_t phoff = field(32, 8), shoff = field(40, 8);
+  const uint64_t phnum = field(56, 2), shnum = field(60, 2);
+  if (phnum && (field(54, 2) != kSegment || !inside(phoff, phnum, kSegment)))
+    return "its segment table lies outside the image";
+  if (shnum && (field(58, 2) != kSection || !inside(shoff, shnum, kSection) ||
+                field(62, 2) >= shnum))
+    return "its section table lies outside the image";
+  for (uint64_t i = 0; i < shnum; ++i) {
+    const size_t header = size_t(shoff + i * kSection);
+    if (field(header + 4, 4) != kNoBits && !inside(field(header + 24, 8), field(header + 32, 8), 1))
+      return "section " + std::to_string(i) + " lies outside the image";
+  }
+  for (uint64_t i = 0; i < phnum; ++i) {
+    const size_t header = size_t(phoff + i * kSegment);
+    if (!inside(field(header + 8, 8), field(header + 32, 8), 1))
+      return "segment " + std::to_string(i) + " lies outside the image";
+  }
+  return "";
+}
+
 std::vector<PrebuiltChoice> prebuilt_order(const std::vector<KernelBinary>& binaries,
                                            int compute_capability) {
   // (architecture, index) of each candidate, sorted newest first.
@@ -289,16 +325,19 @@ std::vector<PrebuiltChoice> prebuilt_order(const std::vector<KernelBinary>& bina
 StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_image(const std::string& entry,
                                                          const void* image,
                                                          const std::string& what,
-                                                         std::string origin, bool prebuilt) {
+                                                         std::string origin, bool prebuilt,
+                                                         CUresult* failure) {
   ScopedContext current(*context_);
   const CudaDriver& driver = context_->driver;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   if (CUresult result = driver.cuModuleLoadData(&module, image)) {
+    if (failure) *failure = result;
     return driver_error(driver, result, "cuModuleLoadData" + what);
   }
   if (CUresult result = driver.cuModuleGetFunction(&function, module, entry.c_str())) {
     (void)driver.cuModuleUnload(module);
+    if (failure) *failure = result;
     return driver_error(driver, result, "cuModuleGetFunction" + what);
   }
   return std::shared_ptr<Kernel>(std::make_shared<CudaKernel>(context_, entry, module, function,
@@ -320,6 +359,23 @@ StatusOr<std::shared_ptr<Kernel>> CudaDevice::compile_and_load(const KernelSourc
                     "compiled from source by NVRTC (" + kind + ")" + why, false);
 }
 
+namespace {
+
+/// Whether the driver refused an image as one that does not fit this GPU or
+/// driver (the next candidate may), rather than for want of memory or a
+/// broken context (which the next would meet too).
+bool image_does_not_fit(CUresult result) {
+  constexpr CUresult kInvalidImage = 200, kNoBinaryForGpu = 209, kInvalidPtx = 218,
+                     kJitCompilerNotFound = 221, kUnsupportedPtxVersion = 222,
+                     kJitCompilationDisabled = 223, kInvalidSource = 300, kNotFound = 500;
+  for (CUresult fits : {kInvalidImage, kNoBinaryForGpu, kInvalidPtx, kJitCompilerNotFound,
+                        kUnsupportedPtxVersion, kJitCompilationDisabled, kInvalidSource, kNotFound})
+    if (result == fits) return true;
+  return false;
+}
+
+}  // namespace
+
 StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_prebuilt(
     const KernelSource& source, const std::vector<KernelBinary>& binaries) {
   if (binaries.empty()) return load(source);
@@ -328,18 +384,28 @@ StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_prebuilt(
     const KernelBinary& binary = binaries[choice.binary];
     const std::string kind = choice.cubin ? "CUBIN " + binary.arch
                                           : "PTX compute_" + binary.arch.substr(3);
+    if (choice.cubin)
+      if (std::string problem = cubin_problem(binary.cubin); !problem.empty()) {
+        refused += "; the " + kind + " is " + problem;
+        continue;
+      }
+    CUresult failure = CUDA_SUCCESS;
     StatusOr<std::shared_ptr<Kernel>> kernel = load_image(
         source.entry,
         choice.cubin ? static_cast<const void*>(binary.cubin.data()) : binary.ptx.c_str(),
         " of kernel '" + source.entry + "' (" + kind + " from the artifact) on " + name_,
-        kind + " from the artifact" + (choice.cubin ? "" : ", compiled by the driver"), true);
-    if (kernel) return kernel;
+        kind + " from the artifact" + (choice.cubin ? "" : ", compiled by the driver") +
+            (refused.empty() ? "" : " (after" + refused.substr(1) + ")"),
+        true, &failure);
+    if (kernel || !image_does_not_fit(failure)) return kernel;
     refused += "; " + kernel.status().message();
   }
   std::string archs;
   for (const KernelBinary& binary : binaries) archs += (archs.empty() ? "" : ", ") + binary.arch;
-  return compile_and_load(source, ": the artifact's code (" + archs + ") does not fit " + arch_ +
-                                      refused);
+  return compile_and_load(source, refused.empty()
+                                      ? ": the artifact's code (" + archs + ") does not fit " + arch_
+                                      : ": the artifact's code (" + archs + ") did not load" +
+                                            refused);
 }
 
 Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,

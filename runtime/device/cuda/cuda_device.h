@@ -41,6 +41,10 @@ StatusOr<uint64_t> parse_memory_limit(const std::string& text);
 /// The error says both versions and what to do.
 Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version);
 
+/// Why `cubin` is not a CUDA ELF image whose headers, sections and segments
+/// lie inside it (the driver reads an image without its size), or "" when it is.
+std::string cubin_problem(const std::vector<uint8_t>& cubin);
+
 /// One way to load embedded code: binaries[binary]'s CUBIN, or its PTX.
 struct PrebuiltChoice {
   size_t binary = 0;
@@ -76,9 +80,10 @@ class CudaDevice final : public Device {
   Status copy_on_device(void* device_dst, const void* device_src, size_t bytes) override;
   Status fill_zero(void* device_dst, size_t bytes) override;
   StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
-  /// Tries prebuilt_order(binaries) in turn (one that the driver refuses
-  /// falls through to the next), then compiles the source; the kernel's
-  /// origin() says which loaded and why the others did not.
+  /// Tries prebuilt_order(binaries) in turn (a damaged CUBIN, or an image
+  /// the driver refuses as not fitting, falls through to the next; any other
+  /// driver error is returned), then compiles the source; the kernel's
+  /// origin() says which loaded and why the ones before it did not.
   StatusOr<std::shared_ptr<Kernel>> load_prebuilt(
       const KernelSource& source, const std::vector<KernelBinary>& binaries) override;
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
@@ -88,10 +93,11 @@ class CudaDevice final : public Device {
   struct Context;  // the driver, context and stream; shared with loaded kernels
 
  private:
-  /// Loads `image` (CUBIN, or NUL-terminated PTX) as a module and finds `entry`.
+  /// Loads `image` (CUBIN, or NUL-terminated PTX) as a module and finds
+  /// `entry`; on an error `failure` (when given) gets the driver's result.
   StatusOr<std::shared_ptr<Kernel>> load_image(const std::string& entry, const void* image,
                                                const std::string& what, std::string origin,
-                                               bool prebuilt);
+                                               bool prebuilt, int* failure = nullptr);
   /// Compiles `source` with NVRTC (through the cache) and loads it; `why`
   /// ends its origin().
   StatusOr<std::shared_ptr<Kernel>> compile_and_load(const KernelSource& source,

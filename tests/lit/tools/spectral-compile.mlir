@@ -82,10 +82,16 @@ func.func @twice(%x: tensor<8xf32>) -> tensor<8xf32> {
 // RUN: spectral-run %t/g.spx --device=host --random-inputs --report 2>&1 | FileCheck %s --check-prefix=NONE
 // NONE: GPU code carried: none (a GPU compiles the kernels' source when it loads them)
 // RUN: not spectral-compile %s -o %t/bad.spx --target=gfx90a 2>&1 | FileCheck %s --check-prefix=BADTARGET
-// BADTARGET: spectral-compile: error: --target: unknown target 'gfx90a': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...)
+// BADTARGET: spectral-compile: error: --target: unknown target 'gfx90a': expected host or a GPU architecture sm_XX (sm_80, sm_90, ...; arch-specific ones like sm_90a are not supported)
 // RUN: not spectral-compile %s -o %t/bad.spx --target=sm_20 2>&1 | FileCheck %s --check-prefix=OLDTARGET
 // OLDTARGET: spectral-compile: error: nvrtc {{[0-9.]+}} cannot build sm_20: it builds sm_{{[0-9]+}}
 // RUN: not ls %t/bad.spx
+//
+// A file of format 1.0 (written before kernels carried GPU code) still runs.
+// RUN: spectral-run %S/Inputs/format-1.0.spx --device=host --input=@%S/Inputs/format-1.0-x.npy --report 2>&1 | FileCheck %s --check-prefix=FORMAT10
+// FORMAT10: GPU code carried: none
+// FORMAT10: result #0: tensor<8xf32>
+// FORMAT10-NEXT: [0, 2, 4, 6, 8, 10, 12, 14]
 //
 // --emit=ptx (sm_90 unless targets say otherwise) and --emit=cubin -o DIR.
 // RUN: spectral-compile %s --emit=ptx | FileCheck %s --check-prefix=PTX90

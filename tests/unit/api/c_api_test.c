@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
   {
     spectral_model* gpu = NULL;
     spectral_compile_options targeted = options;
-    targeted.targets = "sm_80,sm_90";
+    targeted.targets = "sm_80, sm_90";
     CHECK(spectral_compile(g, &targeted, &gpu) == SPECTRAL_OK &&
               strstr(spectral_model_summary(gpu), "sm_90 CUBIN for 2, PTX for 2 of 2 kernels") != NULL,
           "compiling for sm_80 and sm_90");

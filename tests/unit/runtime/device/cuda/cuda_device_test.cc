@@ -63,6 +63,35 @@ TEST(CudaDevice, PrebuiltOrderPrefersItsOwnCubinThenOlderMinorsThenPtx) {
   EXPECT_EQ(prebuilt_order({}, 90).size(), 0u);
 }
 
+TEST(CudaDevice, CubinsAreCheckedBeforeTheDriverReadsThem) {
+  std::vector<uint8_t> elf(64, 0);
+  elf[0] = 0x7f, elf[1] = 'E', elf[2] = 'L', elf[3] = 'F', elf[4] = 2, elf[5] = 1, elf[18] = 190;
+  EXPECT_EQ(cubin_problem(elf), "");
+  EXPECT_EQ(cubin_problem({0x7f, 'E', 'L', 'F'}), "not an ELF image");  // shorter than a header
+  std::vector<uint8_t> x86 = elf;
+  x86[18] = 62;
+  EXPECT_EQ(cubin_problem(x86), "not a 64-bit little-endian CUDA ELF image");
+  // One section header at offset 64 (past the end), then inside, then its data past the end.
+  std::vector<uint8_t> sections = elf;
+  sections[40] = 64, sections[58] = 64, sections[60] = 1;
+  EXPECT_EQ(cubin_problem(sections), "its section table lies outside the image");
+  sections.resize(128, 0);
+  EXPECT_EQ(cubin_problem(sections), "");
+  sections[64 + 4] = 1;   // a PROGBITS section
+  sections[64 + 32] = 1;  // of one byte at offset 0: inside
+  EXPECT_EQ(cubin_problem(sections), "");
+  sections[64 + 24] = 200;  // at offset 200: outside
+  EXPECT_EQ(cubin_problem(sections), "section 0 lies outside the image");
+  sections[64 + 4] = 8;  // NOBITS holds no bytes in the image
+  EXPECT_EQ(cubin_problem(sections), "");
+  std::vector<uint8_t> segments = elf;
+  segments[32] = 64, segments[54] = 56, segments[56] = 1;
+  segments.resize(120, 0);
+  segments[64 + 32] = 57;  // 57 bytes from offset 0 would be fine; from 64 they are not
+  segments[64 + 8] = 64;
+  EXPECT_EQ(cubin_problem(segments), "segment 0 lies outside the image");
+}
+
 // Tests that need a GPU; each skips on a machine without one.
 class CudaDeviceOnGpu : public testing::Test {
  protected:
@@ -155,13 +184,27 @@ TEST_F(CudaDeviceOnGpu, LoadsEmbeddedCubinElsePtxElseTheSource) {
   EXPECT_EQ((*cubin)->origin(), "CUBIN " + arch + " from the artifact");
   expect_reverses(*device, **cubin);
 
-  // A CUBIN the driver refuses: its PTX, compiled by the driver.
+  // A CUBIN the driver refuses (another GPU's, labelled as this one's): the PTX.
+  options.arch = arch == "sm_80" ? "sm_90" : "sm_80";
+  StatusOr<CompiledKernel> other = compiler->compile(kReverse, options);
+  ASSERT_TRUE(other) << other.status().message();
   StatusOr<std::shared_ptr<Kernel>> ptx =
-      device->load_prebuilt(kReverse, {{arch, {0x7f, 'E', 'L', 'F', 0, 0, 0, 0}, compiled->ptx}});
+      device->load_prebuilt(kReverse, {{arch, other->binary, compiled->ptx}});
   ASSERT_TRUE(ptx) << ptx.status().message();
   EXPECT_TRUE((*ptx)->prebuilt());
-  EXPECT_EQ((*ptx)->origin(), "PTX " + compute + " from the artifact, compiled by the driver");
+  EXPECT_EQ((*ptx)->origin().rfind("PTX " + compute + " from the artifact, compiled by the driver "
+                                   "(after cuModuleLoadData",
+                                   0),
+            0u)
+      << (*ptx)->origin();
   expect_reverses(*device, **ptx);
+  // A damaged CUBIN never reaches the driver.
+  StatusOr<std::shared_ptr<Kernel>> checked =
+      device->load_prebuilt(kReverse, {{arch, {0x7f, 'E', 'L', 'F'}, compiled->ptx}});
+  ASSERT_TRUE(checked) << checked.status().message();
+  EXPECT_NE((*checked)->origin().find("the CUBIN " + arch + " is not an ELF image"),
+            std::string::npos)
+      << (*checked)->origin();
 
   // Code for a newer GPU only, and code that does not load: the source.
   const std::string newer = "sm_" + std::to_string(sm_number(arch) + 10);
