@@ -1,6 +1,7 @@
 //===- Jit.cpp - one call from a .mlir func to a loaded Executable --------===//
 #include "compiler/API/Jit.h"
 
+#include "compiler/Autodiff/Passes.h"
 #include "compiler/Codegen/Codegen.h"
 #include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
@@ -54,6 +55,7 @@ void registerPasses() {
     registerTransformsPasses();
     registerPipelines();
     registerFusionPasses();
+    registerAutodiffPasses();
   });
 }
 

@@ -4,6 +4,7 @@
 // passes that apply to them.
 //
 //===----------------------------------------------------------------------===//
+#include "compiler/Autodiff/Passes.h"
 #include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "dialects/spectral/IR/SpectralDialect.h"
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerTransformsPasses();
   spectral::registerPipelines();
   spectral::registerFusionPasses();
+  spectral::registerAutodiffPasses();
   mlir::DialectRegistry registry;
   registry.insert<mlir::spectral::SpectralDialect, mlir::func::FuncDialect,
                   mlir::arith::ArithDialect>();

@@ -178,6 +178,11 @@ Attribute foldUnary(Attribute operand, Type resultType, F f) {
 
 } // namespace
 
+Attribute mlir::spectral::constantElements(RankedTensorType type,
+                                           ArrayRef<std::complex<double>> values) {
+  return writeElements(type, values);
+}
+
 OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
 
 //===----------------------------------------------------------------------===//

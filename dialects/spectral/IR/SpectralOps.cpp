@@ -24,6 +24,7 @@ using namespace mlir;
 using namespace mlir::spectral;
 
 #include "dialects/spectral/IR/SpectralEnums.cpp.inc"
+#include "dialects/spectral/IR/SpectralInterfaces.cpp.inc"
 
 namespace {
 

@@ -10,9 +10,11 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <complex>
 #include <optional>
 
 #include "dialects/spectral/IR/SpectralEnums.h.inc"
+#include "dialects/spectral/IR/SpectralInterfaces.h.inc"
 
 #define GET_OP_CLASSES
 #include "dialects/spectral/IR/SpectralOps.h.inc"
@@ -37,5 +39,10 @@ Type realElementType(Type element);
 
 /// complex<t> for a real t; complex types unchanged.
 Type complexElementType(Type element);
+
+/// A dense attribute of `type` holding `values` (one value: a splat), each
+/// converted to the element type (integers truncate); null when an integer
+/// is not exact in double.
+Attribute constantElements(RankedTensorType type, ArrayRef<std::complex<double>> values);
 
 } // namespace mlir::spectral

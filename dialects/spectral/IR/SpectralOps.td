@@ -9,6 +9,7 @@
 #define SPECTRAL_OPS_TD
 
 include "dialects/spectral/IR/SpectralBase.td"
+include "dialects/spectral/IR/SpectralInterfaces.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
@@ -17,6 +18,9 @@ include "mlir/IR/BuiltinAttributeInterfaces.td"
 
 class Spectral_Op<string mnemonic, list<Trait> traits = []>
     : Op<Spectral_Dialect, mnemonic, traits>;
+
+/// An op with a gradient rule (SpectralGradients.cpp).
+def Spectral_Differentiable : DeclareOpInterfaceMethods<Spectral_DifferentiableOpInterface>;
 
 //===----------------------------------------------------------------------===//
 // Constants and pointwise
@@ -34,8 +38,8 @@ def Spectral_ConstantOp : Spectral_Op<"constant",
 
 class Spectral_SameTypeUnaryOp<string mnemonic, Type operandType,
                                list<Trait> traits = []>
-    : Spectral_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType],
-                                        traits)> {
+    : Spectral_Op<mnemonic, !listconcat([Pure, SameOperandsAndResultType,
+                                         Spectral_Differentiable], traits)> {
   let arguments = (ins operandType:$x);
   let results = (outs operandType:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -80,7 +84,7 @@ def Spectral_ConjOp : Spectral_SameTypeUnaryOp<"conj", Spectral_ComplexTensor> {
 
 /// Unary ops whose result is the real counterpart of the operand's type.
 class Spectral_ToRealUnaryOp<string mnemonic, Type operandType>
-    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor, Spectral_Differentiable]> {
   let arguments = (ins operandType:$x);
   let results = (outs Spectral_RealOrIntTensor:$result);
   let assemblyFormat = "$x attr-dict `:` type($x)";
@@ -100,7 +104,7 @@ def Spectral_ImagOp : Spectral_ToRealUnaryOp<"imag", Spectral_ComplexTensor> {
 /// Binary ops with numpy broadcasting; both operands have one element type.
 class Spectral_BroadcastBinaryOp<string mnemonic, Type operandType,
                                  Type resultType>
-    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor, Spectral_Differentiable]> {
   let arguments = (ins operandType:$lhs, operandType:$rhs);
   let results = (outs resultType:$result);
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
@@ -139,7 +143,7 @@ def Spectral_CmpOp : Spectral_Op<"cmp", [Pure, InferTypeOpAdaptor]> {
       "$predicate $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
 }
 
-def Spectral_SelectOp : Spectral_Op<"select", [Pure, InferTypeOpAdaptor]> {
+def Spectral_SelectOp : Spectral_Op<"select", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "cond ? a : b, elementwise with numpy broadcasting";
   let arguments = (ins Spectral_BoolTensor:$cond, Spectral_AnyTensor:$a,
                        Spectral_AnyTensor:$b);
@@ -148,7 +152,7 @@ def Spectral_SelectOp : Spectral_Op<"select", [Pure, InferTypeOpAdaptor]> {
       "$cond `,` $a `,` $b attr-dict `:` type($cond) `,` type($a) `,` type($b)";
 }
 
-def Spectral_CastOp : Spectral_Op<"cast", [Pure]> {
+def Spectral_CastOp : Spectral_Op<"cast", [Spectral_Differentiable, Pure]> {
   let summary = "element type conversion (real -> complex sets im = 0)";
   let description = [{
     Same shape, other element type. Complex to real is not a cast: use
@@ -170,7 +174,7 @@ def Spectral_CastOp : Spectral_Op<"cast", [Pure]> {
 //===----------------------------------------------------------------------===//
 
 class Spectral_ComplexTransformOp<string mnemonic>
-    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType, Spectral_Differentiable]> {
   let arguments = (ins Spectral_ComplexTensor:$x, DenseI64ArrayAttr:$axes,
                        Spectral_NormAttr:$norm);
   let results = (outs Spectral_ComplexTensor:$result);
@@ -187,7 +191,7 @@ def Spectral_IfftOp : Spectral_ComplexTransformOp<"ifft"> {
   let summary = "inverse complex DFT over axes, exp(+2*pi*i*j*k/N)";
 }
 
-def Spectral_RfftOp : Spectral_Op<"rfft", [Pure, InferTypeOpAdaptor]> {
+def Spectral_RfftOp : Spectral_Op<"rfft", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "real-to-complex DFT (numpy.fft.rfftn): last axis N -> N/2+1";
   let arguments = (ins Spectral_RealTensor:$x, DenseI64ArrayAttr:$axes,
                        Spectral_NormAttr:$norm);
@@ -196,7 +200,7 @@ def Spectral_RfftOp : Spectral_Op<"rfft", [Pure, InferTypeOpAdaptor]> {
       "$x `axes` $axes (`norm` $norm^)? attr-dict `:` type($x)";
 }
 
-def Spectral_IrfftOp : Spectral_Op<"irfft", [Pure, InferTypeOpAdaptor]> {
+def Spectral_IrfftOp : Spectral_Op<"irfft", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "complex-to-real inverse of rfft; `length` is the real length";
   let arguments = (ins Spectral_ComplexTensor:$x, DenseI64ArrayAttr:$axes,
                        I64Attr:$length, Spectral_NormAttr:$norm);
@@ -308,7 +312,7 @@ def Spectral_SparseMulOp : Spectral_SparseBinaryOp<"sparse_mul"> {
 //===----------------------------------------------------------------------===//
 
 class Spectral_ReduceOp<string mnemonic, Type operandType>
-    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor]> {
+    : Spectral_Op<mnemonic, [Pure, InferTypeOpAdaptor, Spectral_Differentiable]> {
   let arguments = (ins operandType:$x, DenseI64ArrayAttr:$axes,
                        UnitAttr:$keepdims);
   let results = (outs operandType:$result);
@@ -329,7 +333,7 @@ def Spectral_ReduceMaxOp : Spectral_ReduceOp<"reduce_max", Spectral_RealOrIntTen
 }
 
 class Spectral_SoftmaxOpBase<string mnemonic>
-    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType, Spectral_Differentiable]> {
   let arguments = (ins Spectral_RealTensor:$x, I64Attr:$axis);
   let results = (outs Spectral_RealTensor:$result);
   let assemblyFormat = "$x `axis` $axis attr-dict `:` type($x)";
@@ -347,7 +351,7 @@ def Spectral_LogSoftmaxOp : Spectral_SoftmaxOpBase<"log_softmax"> {
 // Shape
 //===----------------------------------------------------------------------===//
 
-def Spectral_ReshapeOp : Spectral_Op<"reshape", [Pure]> {
+def Spectral_ReshapeOp : Spectral_Op<"reshape", [Spectral_Differentiable, Pure]> {
   let summary = "same elements in row-major order, another shape";
   let arguments = (ins Spectral_AnyTensor:$x);
   let results = (outs Spectral_AnyTensor:$result);
@@ -356,7 +360,7 @@ def Spectral_ReshapeOp : Spectral_Op<"reshape", [Pure]> {
   let hasFolder = 1;
 }
 
-def Spectral_TransposeOp : Spectral_Op<"transpose", [Pure, InferTypeOpAdaptor]> {
+def Spectral_TransposeOp : Spectral_Op<"transpose", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "result dim i is operand dim perm[i]";
   let arguments = (ins Spectral_AnyTensor:$x, DenseI64ArrayAttr:$perm);
   let results = (outs Spectral_AnyTensor:$result);
@@ -365,7 +369,7 @@ def Spectral_TransposeOp : Spectral_Op<"transpose", [Pure, InferTypeOpAdaptor]> 
   let hasCanonicalizer = 1;  // a transform between a transpose and its inverse
 }
 
-def Spectral_BroadcastOp : Spectral_Op<"broadcast", [Pure]> {
+def Spectral_BroadcastOp : Spectral_Op<"broadcast", [Spectral_Differentiable, Pure]> {
   let summary = "numpy broadcast to the result shape";
   let arguments = (ins Spectral_AnyTensor:$x);
   let results = (outs Spectral_AnyTensor:$result);
@@ -374,7 +378,7 @@ def Spectral_BroadcastOp : Spectral_Op<"broadcast", [Pure]> {
   let hasFolder = 1;
 }
 
-def Spectral_SliceOp : Spectral_Op<"slice", [Pure, InferTypeOpAdaptor]> {
+def Spectral_SliceOp : Spectral_Op<"slice", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "x[start:limit:stride] per dim (stride defaults to 1)";
   let arguments = (ins Spectral_AnyTensor:$x, DenseI64ArrayAttr:$start,
                        DenseI64ArrayAttr:$limit,
@@ -384,7 +388,7 @@ def Spectral_SliceOp : Spectral_Op<"slice", [Pure, InferTypeOpAdaptor]> {
                        "attr-dict `:` type($x)";
 }
 
-def Spectral_PadOp : Spectral_Op<"pad", [Pure, InferTypeOpAdaptor]> {
+def Spectral_PadOp : Spectral_Op<"pad", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "pad each dim with low/high copies of a constant (default 0)";
   let arguments = (ins Spectral_NumericTensor:$x, DenseI64ArrayAttr:$low,
                        DenseI64ArrayAttr:$high,
@@ -394,7 +398,7 @@ def Spectral_PadOp : Spectral_Op<"pad", [Pure, InferTypeOpAdaptor]> {
                        "attr-dict `:` type($x)";
 }
 
-def Spectral_ConcatOp : Spectral_Op<"concat", [Pure, InferTypeOpAdaptor]> {
+def Spectral_ConcatOp : Spectral_Op<"concat", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "join tensors along axis";
   let arguments = (ins Variadic<Spectral_AnyTensor>:$inputs, I64Attr:$axis);
   let results = (outs Spectral_AnyTensor:$result);
@@ -406,7 +410,7 @@ def Spectral_ConcatOp : Spectral_Op<"concat", [Pure, InferTypeOpAdaptor]> {
 // Contractions
 //===----------------------------------------------------------------------===//
 
-def Spectral_MatmulOp : Spectral_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
+def Spectral_MatmulOp : Spectral_Op<"matmul", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "batched matrix product [..., M, K] x [..., K, N] -> [..., M, N]";
   let description = "Batch dims broadcast as in numpy.matmul; ranks >= 2.";
   let arguments = (ins Spectral_NumericTensor:$lhs, Spectral_NumericTensor:$rhs);
@@ -414,7 +418,7 @@ def Spectral_MatmulOp : Spectral_Op<"matmul", [Pure, InferTypeOpAdaptor]> {
   let assemblyFormat = "$lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs)";
 }
 
-def Spectral_ChannelMixOp : Spectral_Op<"channel_mix", [Pure, InferTypeOpAdaptor]> {
+def Spectral_ChannelMixOp : Spectral_Op<"channel_mix", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "FNO mode-wise channel mixing: bixy,ioxy->boxy";
   let description = [{
     x: [B, I, s...], weights: [I, O, s...] -> [B, O, s...]; for each spatial
@@ -430,7 +434,7 @@ def Spectral_ChannelMixOp : Spectral_Op<"channel_mix", [Pure, InferTypeOpAdaptor
 //===----------------------------------------------------------------------===//
 
 def Spectral_CrossEntropyOp : Spectral_Op<"cross_entropy",
-    [Pure, InferTypeOpAdaptor]> {
+    [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "mean over rows of -log_softmax(logits)[label] (NaN for no rows)";
   let arguments = (ins Spectral_RealTensor:$logits, Spectral_LabelTensor:$labels);
   let results = (outs Spectral_RealTensor:$result);
@@ -440,7 +444,7 @@ def Spectral_CrossEntropyOp : Spectral_Op<"cross_entropy",
 }
 
 def Spectral_MseOp : Spectral_Op<"mse",
-    [Pure, InferTypeOpAdaptor, AllTypesMatch<["prediction", "target"]>]> {
+    [Spectral_Differentiable, Pure, InferTypeOpAdaptor, AllTypesMatch<["prediction", "target"]>]> {
   let summary = "mean of |prediction - target|^2 (NaN for no elements)";
   let arguments = (ins Spectral_FloatTensor:$prediction,
                        Spectral_FloatTensor:$target);
