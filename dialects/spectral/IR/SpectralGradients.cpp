@@ -349,6 +349,75 @@ LogicalResult IrfftOp::buildGradients(OpBuilder &b, ValueRange g, SmallVectorImp
   return success();
 }
 
+namespace {
+
+/// The DCT family's adjoints. With C2 and C3 the unscaled DCT-II and DCT-III
+/// matrices (scipy's), C2^T = C3 D and C3^T = H C2, where D doubles and H
+/// halves bin 0: a type-2 dct (or type-3 idct) takes the gradient doubled at
+/// bin 0 (along each axis) into the other type's transform, a type-3 dct (or
+/// type-2 idct) halves bin 0 of its result. Orthonormal DCTs are orthogonal:
+/// their adjoint is their inverse.
+template <typename Adjoint, typename Op>
+Value dctAdjoint(OpBuilder &b, Op op, Value g, bool doubleBefore) {
+  Rule r(b, op);
+  const Norm norm = op.getNorm();
+  auto transform = [&](Value x) {
+    return b.create<Adjoint>(op.getLoc(), x.getType(), x, b.getDenseI64ArrayAttr(op.getAxes()),
+                             b.getI64IntegerAttr(op.getDctType()), r.adjoint(norm));
+  };
+  if (norm == Norm::ortho) return transform(g);
+  // The weight of each element: the product over the axes of (factor at 0, else 1).
+  RankedTensorType type = Rule::type(g);
+  SmallVector<int64_t> shape(type.getRank(), 1);
+  for (int64_t axis : op.getAxes()) shape[axis] = type.getDimSize(axis);
+  const double factor = doubleBefore ? 2.0 : 0.5;
+  std::vector<std::complex<double>> weights(RankedTensorType::get(shape, b.getF64Type()).getNumElements(), 1.0);
+  for (size_t e = 0; e < weights.size(); ++e) {
+    int64_t rest = int64_t(e);
+    for (int64_t d = type.getRank() - 1; d >= 0; rest /= shape[d], --d)
+      if (rest % shape[d] == 0 && llvm::is_contained(op.getAxes(), d)) weights[e] *= factor;
+  }
+  Value weight = r.constant(Rule::withShape(g, shape), weights);
+  return doubleBefore ? transform(r.mul(g, weight)) : r.mul(transform(g), weight);
+}
+
+} // namespace
+
+LogicalResult DctOp::buildGradients(OpBuilder &b, ValueRange g, SmallVectorImpl<Value> &out) {
+  out.push_back(dctAdjoint<IdctOp>(b, *this, g[0], /*doubleBefore=*/getDctType() == 2));
+  return success();
+}
+
+LogicalResult IdctOp::buildGradients(OpBuilder &b, ValueRange g, SmallVectorImpl<Value> &out) {
+  out.push_back(dctAdjoint<DctOp>(b, *this, g[0], /*doubleBefore=*/getDctType() == 3));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sparse modes
+//===----------------------------------------------------------------------===//
+
+LogicalResult TopkModesOp::buildGradients(OpBuilder &b, ValueRange g,
+                                          SmallVectorImpl<Value> &out) {
+  // The values' gradient goes back to the positions they were taken from.
+  out.push_back(b.create<ScatterOp>(getLoc(), getX().getType(), g[0], getIndices()));
+  return success();
+}
+
+LogicalResult GatherOp::buildGradients(OpBuilder &b, ValueRange g, SmallVectorImpl<Value> &out) {
+  // Added up where an index repeats (scatter accumulates); -1 takes nothing.
+  out.push_back(b.create<ScatterOp>(getLoc(), getX().getType(), g[0], getIndices()));
+  out.push_back(Value()); // indices
+  return success();
+}
+
+LogicalResult ScatterOp::buildGradients(OpBuilder &b, ValueRange g,
+                                        SmallVectorImpl<Value> &out) {
+  out.push_back(b.create<GatherOp>(getLoc(), g[0], getIndices()));
+  out.push_back(Value()); // indices
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // Reductions
 //===----------------------------------------------------------------------===//

@@ -211,7 +211,7 @@ def Spectral_IrfftOp : Spectral_Op<"irfft", [Spectral_Differentiable, Pure, Infe
 }
 
 class Spectral_DctOpBase<string mnemonic>
-    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType]> {
+    : Spectral_Op<mnemonic, [Pure, SameOperandsAndResultType, Spectral_Differentiable]> {
   let arguments = (ins Spectral_RealTensor:$x, DenseI64ArrayAttr:$axes,
                        DefaultValuedAttr<I64Attr, "2">:$dct_type,
                        Spectral_NormAttr:$norm);
@@ -240,7 +240,7 @@ def Spectral_IdctOp : Spectral_DctOpBase<"idct"> {
 //===----------------------------------------------------------------------===//
 
 def Spectral_TopkModesOp : Spectral_Op<"topk_modes",
-    [Pure, InferTypeOpAdaptor]> {
+    [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "the k largest-magnitude entries, per row or of the whole tensor";
   let description = [{
     Magnitude is |x| (the modulus for complex); NaN ranks above every number,
@@ -256,7 +256,7 @@ def Spectral_TopkModesOp : Spectral_Op<"topk_modes",
   let assemblyFormat = "$x `k` $k (`flat` $flat^)? attr-dict `:` type($x)";
 }
 
-def Spectral_GatherOp : Spectral_Op<"gather", [Pure, InferTypeOpAdaptor]> {
+def Spectral_GatherOp : Spectral_Op<"gather", [Spectral_Differentiable, Pure, InferTypeOpAdaptor]> {
   let summary = "x at indices (per row when ranks match, else flat); -1 -> 0";
   let arguments = (ins Spectral_NumericTensor:$x, Spectral_IndexTensor:$indices);
   let results = (outs Spectral_NumericTensor:$result);
@@ -264,7 +264,7 @@ def Spectral_GatherOp : Spectral_Op<"gather", [Pure, InferTypeOpAdaptor]> {
       "$x `[` $indices `]` attr-dict `:` type($x) `,` type($indices)";
 }
 
-def Spectral_ScatterOp : Spectral_Op<"scatter", [Pure]> {
+def Spectral_ScatterOp : Spectral_Op<"scatter", [Spectral_Differentiable, Pure]> {
   let summary = "dense zeros of the result type with values added at indices";
   let description = [{
     Per row when values have the result's rank, flat when they are rank 1.

@@ -237,6 +237,38 @@ TEST(Autodiff, TransformRules) {
   }
 }
 
+TEST(Autodiff, DctRules) {
+  const std::string t = "tensor<4x5xf64>";
+  for (const char *op : {"dct", "idct"})
+    for (const char *type : {"", " type 3"})
+      for (const char *norm : {"", " norm ortho", " norm forward"})
+        for (const char *axes : {"[1]", "[0, 1]"})
+          expectGradients(lossOf("%x: " + t,
+                                 std::string("  %y = spectral.") + op + " %x axes " + axes + type +
+                                     norm + " : " + t,
+                                 t, 2));
+}
+
+TEST(Autodiff, SparseModeRules) {
+  // The values of a top-k, per row and flat, real and complex.
+  expectGradients(lossOf("%x: tensor<3x6xf64>",
+                         "  %y, %i = spectral.topk_modes %x k 2 : tensor<3x6xf64>",
+                         "tensor<3x2xf64>", 2));
+  expectGradients(lossOf("%x: tensor<3x6xcomplex<f64>>",
+                         "  %y, %i = spectral.topk_modes %x k 4 flat : tensor<3x6xcomplex<f64>>",
+                         "tensor<4xcomplex<f64>>", 1));
+  // Gather with a repeated index and an empty slot; scatter back.
+  const std::string indices =
+      "  %i = spectral.constant dense<[[0, 2, 2, -1], [5, 1, 0, 3]]> : tensor<2x4xi64>\n";
+  expectGradients(lossOf("%x: tensor<2x6xf64>",
+                         indices + "  %y = spectral.gather %x[%i] : tensor<2x6xf64>, tensor<2x4xi64>",
+                         "tensor<2x4xf64>", 2));
+  expectGradients(lossOf("%v: tensor<2x4xcomplex<f64>>",
+                         indices + "  %y = spectral.scatter %v, %i : tensor<2x4xcomplex<f64>>, "
+                                   "tensor<2x4xi64> -> tensor<2x6xcomplex<f64>>",
+                         "tensor<2x6xcomplex<f64>>", 2));
+}
+
 TEST(Autodiff, ReductionAndSoftmaxRules) {
   const std::string t = "tensor<3x4xf64>";
   for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
@@ -327,15 +359,17 @@ TEST(Autodiff, ChosenArgumentsAndUnusedOnes) {
 TEST(Autodiff, ErrorsNameTheOpOrTheArgument) {
   const std::string sum = "  %s = spectral.reduce_sum %p axes [0] : tensor<4xf64>\n"
                           "  return %s : tensor<f64>\n}\n";
-  // Through the indices of a top-k: no rule.
+  // An op without a rule (an optimizer step is not differentiable).
   Differentiated topk = differentiateSource(
       "func.func @main(%x: tensor<4xf64>) -> tensor<f64> {\n"
-      "  %v, %i = spectral.topk_modes %x k 2 : tensor<4xf64>\n"
-      "  %p = spectral.gather %x[%i] : tensor<4xf64>, tensor<2xi64>\n"
-      "  %s = spectral.reduce_sum %p axes [0] : tensor<2xf64>\n"
+      "  %n = spectral.constant dense<1> : tensor<i32>\n"
+      "  %p, %m, %v = spectral.adam_step %x, %x, %x, %x, %n lr 0.1 : tensor<4xf64>, "
+      "tensor<4xf64>, tensor<i32>\n"
+      "  %s = spectral.reduce_sum %p axes [0] : tensor<4xf64>\n"
       "  return %s : tensor<f64>\n}\n");
   EXPECT_FALSE(topk.grad);
-  EXPECT_NE(topk.diagnostics.find("loc(\"test.mlir\":3:8): 'spectral.gather' has no gradient rule"),
+  EXPECT_NE(topk.diagnostics.find("loc(\"test.mlir\":3:16): 'spectral.adam_step' has no gradient "
+                                  "rule"),
             std::string::npos)
       << topk.diagnostics;
   Differentiated integer = differentiateSource(
