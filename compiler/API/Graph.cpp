@@ -538,24 +538,32 @@ std::vector<Value> Graph::sgd_step(Value param, Value grad, Value velocity,
                                    const SgdOptions &options) {
   Builder b(state_->context.get());
   std::vector<NamedAttribute> attributes{
-      b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)),
       b.getNamedAttr("momentum", b.getF64FloatAttr(options.momentum)),
       b.getNamedAttr("weight_decay", b.getF64FloatAttr(options.weight_decay))};
   if (options.nesterov) attributes.push_back(b.getNamedAttr("nesterov", b.getUnitAttr()));
-  return GraphAccess::make(*state_, "spectral.sgd_step", {param, grad, velocity}, attributes, 2);
+  std::vector<Value> operands{param, grad, velocity};
+  if (options.lr_input)
+    operands.push_back(*options.lr_input);
+  else
+    attributes.push_back(b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)));
+  return GraphAccess::make(*state_, "spectral.sgd_step", operands, attributes, 2);
 }
 
 std::vector<Value> Graph::adam_step(Value param, Value grad, Value m, Value v, Value step,
                                     const AdamOptions &options) {
   Builder b(state_->context.get());
   std::vector<NamedAttribute> attributes{
-      b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)),
       b.getNamedAttr("beta1", b.getF64FloatAttr(options.beta1)),
       b.getNamedAttr("beta2", b.getF64FloatAttr(options.beta2)),
       b.getNamedAttr("eps", b.getF64FloatAttr(options.eps)),
       b.getNamedAttr("weight_decay", b.getF64FloatAttr(options.weight_decay))};
   if (options.decoupled) attributes.push_back(b.getNamedAttr("decoupled", b.getUnitAttr()));
-  return GraphAccess::make(*state_, "spectral.adam_step", {param, grad, m, v, step}, attributes, 3);
+  std::vector<Value> operands{param, grad, m, v, step};
+  if (options.lr_input)
+    operands.push_back(*options.lr_input);
+  else
+    attributes.push_back(b.getNamedAttr("lr", b.getF64FloatAttr(options.lr)));
+  return GraphAccess::make(*state_, "spectral.adam_step", operands, attributes, 3);
 }
 
 std::vector<Value> Graph::clip_global_norm(const std::vector<Value> &xs, double max_norm) {

@@ -26,4 +26,23 @@ mlir::FailureOr<mlir::func::FuncOp> differentiate(mlir::func::FuncOp forward,
                                                   llvm::ArrayRef<unsigned> wrt,
                                                   llvm::StringRef name);
 
+/// How trainStep updates the parameters.
+struct OptimizerOptions {
+  enum class Optimizer { kSgd, kAdam, kAdamW };
+  Optimizer optimizer = Optimizer::kAdam;
+  double momentum = 0;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  double weightDecay = 0;
+  double clip = 0;  // the global gradient norm to clip to; 0: no clipping
+};
+
+/// Adds the training step `name` of the loss function `forward` for the
+/// parameters numbered in `params` (see the spectral-train-step pass for
+/// its signature). Fails with diagnostics, leaving the module as it was.
+mlir::FailureOr<mlir::func::FuncOp> trainStep(mlir::func::FuncOp forward,
+                                              llvm::ArrayRef<unsigned> params,
+                                              const OptimizerOptions &options,
+                                              llvm::StringRef name);
+
 } // namespace spectral

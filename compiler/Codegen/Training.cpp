@@ -164,14 +164,31 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
   std::string body, name, apply, hyper;
   std::vector<double> values;
   int error = -1;
+  // The learning rate: an attribute passed by value, or data (lr_from) read
+  // by the kernel, so a schedule changes it between runs.
+  auto learningRate = [&](std::optional<llvm::APFloat> attr, Value value) {
+    if (attr) {
+      params.push_back("double lr");
+      args.push_back(StepArg::f64(attr->convertToDouble()));
+      return;
+    }
+    const int buffer = context.bufferOf(value);
+    const std::string type = cppType(dtypeOf(value.getType()));
+    params.push_back("const " + type + "* __restrict__ lr_input");
+    args.push_back(StepArg::of_buffer(buffer));
+    read += bytesOf(context, buffer);
+    body += "  const double lr = (double)*lr_input;\n";
+    shapes += std::string("_") + shortName(dtypeOf(value.getType())) + "lr";
+  };
   if (adam) {
     DType stepType = dtypeOf(adam.getStep().getType());
     params.push_back("const " + std::string(cppType(stepType)) + "* __restrict__ step");
     args.push_back(StepArg::of_buffer(context.bufferOf(adam.getStep())));
     read += bytesOf(context, context.bufferOf(adam.getStep()));
-    for (const char *h : {"lr", "beta1", "beta2", "eps", "weight_decay"})
+    learningRate(adam.getLr(), adam.getLrValue());
+    for (const char *h : {"beta1", "beta2", "eps", "weight_decay"})
       params.push_back("double " + std::string(h));
-    for (llvm::APFloat value : {adam.getLr(), adam.getBeta1(), adam.getBeta2(), adam.getEps(),
+    for (llvm::APFloat value : {adam.getBeta1(), adam.getBeta2(), adam.getEps(),
                                 adam.getWeightDecay()})
       args.push_back(StepArg::f64(value.convertToDouble()));
     error = context.newScratch(first, DType::kInt64, 1);
@@ -179,7 +196,7 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
     args.push_back(StepArg::of_buffer(error));
     // The step is data: the bias corrections 1 - beta^t are computed here, in
     // double as the dialect defines them, and a step below 1 fails the run.
-    body = "  const long long t = (long long)*step;\n"
+    body += "  const long long t = (long long)*step;\n"
            "  if (t < 1) {\n"
            "    if (blockIdx.x == 0 && blockIdx.y == 0 && threadIdx.x == 0) *error = ~0ull;\n"
            "    return;\n"
@@ -193,9 +210,10 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
     shapes += std::string("_") + shortName(stepType) + "step";
   } else {
     bool nesterov = sgd.getNesterov();
-    for (const char *h : {"lr", "momentum", "weight_decay"})
+    learningRate(sgd.getLr(), sgd.getLrValue());
+    for (const char *h : {"momentum", "weight_decay"})
       params.push_back("double " + std::string(h));
-    for (llvm::APFloat value : {sgd.getLr(), sgd.getMomentum(), sgd.getWeightDecay()})
+    for (llvm::APFloat value : {sgd.getMomentum(), sgd.getWeightDecay()})
       args.push_back(StepArg::f64(value.convertToDouble()));
     name = std::string("sgd") + (velocity ? "_momentum" : "") + (nesterov ? "_nesterov" : "") +
            "_" + shortName(dtype);

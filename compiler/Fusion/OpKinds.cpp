@@ -110,8 +110,12 @@ bool shareAnOptimizerLaunch(Operation *a, Operation *b) {
     return cast<ShapedType>(op->getOperand(0).getType()).getElementType();
   };
   if (element(a) != element(b)) return false;
-  return !isa<sp::AdamStepOp>(a) ||
-         cast<sp::AdamStepOp>(a).getStep() == cast<sp::AdamStepOp>(b).getStep();
+  // The same learning rate and step data (the attributes compared above).
+  auto data = [](Operation *op) -> std::pair<Value, Value> {
+    if (auto adam = dyn_cast<sp::AdamStepOp>(op)) return {adam.getLrValue(), adam.getStep()};
+    return {cast<sp::SgdStepOp>(op).getLrValue(), Value()};
+  };
+  return data(a) == data(b);
 }
 
 namespace {

@@ -90,9 +90,15 @@ Results mse(sp::MseOp op, const Tensor &prediction, const Tensor &target) {
   return single(std::move(*out));
 }
 
-Results sgdStep(sp::SgdStepOp op, const Tensor &p, const Tensor &g,
-                const Tensor &v) {
-  double lr = op.getLr().convertToDouble();
+/// The learning rate: the attribute, or the value of the lr_from operand
+/// (the last of `in` when present).
+double learningRate(std::optional<llvm::APFloat> attr, Operands in) {
+  return attr ? attr->convertToDouble() : in.back()->data[0].real();
+}
+
+Results sgdStep(sp::SgdStepOp op, Operands in) {
+  const Tensor &p = *in[0], &g = *in[1], &v = *in[2];
+  double lr = learningRate(op.getLr(), in);
   double momentum = op.getMomentum().convertToDouble();
   double decay = op.getWeightDecay().convertToDouble();
   Tensor param = p, velocity = v;
@@ -115,7 +121,7 @@ Results adamStep(sp::AdamStepOp op, Operands in) {
   if (step < 1)
     return opError(op, "step " + llvm::Twine(int64_t(step)) +
                            " must be >= 1 (the count of updates so far, 1-based)");
-  double lr = op.getLr().convertToDouble();
+  double lr = learningRate(op.getLr(), in);
   double beta1 = op.getBeta1().convertToDouble();
   double beta2 = op.getBeta2().convertToDouble();
   double eps = op.getEps().convertToDouble();
@@ -173,7 +179,7 @@ std::optional<Results> evaluateTraining(Operation *op, Operands in) {
       .Case([&](sp::ChannelMixOp c) { return channelMix(c, *in[0], *in[1]); })
       .Case([&](sp::CrossEntropyOp c) { return crossEntropy(c, *in[0], *in[1]); })
       .Case([&](sp::MseOp m) { return mse(m, *in[0], *in[1]); })
-      .Case([&](sp::SgdStepOp s) { return sgdStep(s, *in[0], *in[1], *in[2]); })
+      .Case([&](sp::SgdStepOp s) { return sgdStep(s, in); })
       .Case([&](sp::AdamStepOp a) { return adamStep(a, in); })
       .Case([&](sp::ClipGlobalNormOp c) { return clipGlobalNorm(c, in); })
       .Default([](Op) { return std::nullopt; });

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,6 +65,10 @@ struct SgdOptions {
   double momentum = 0;
   double weight_decay = 0;
   bool nesterov = false;
+  /// The learning rate as data instead of `lr`: a 0-d real tensor of the
+  /// graph (an input), so a schedule changes it between runs without
+  /// compiling again.
+  std::optional<Value> lr_input;
 };
 
 /// Options of the Adam update (spectral.adam_step); decoupled makes it AdamW.
@@ -72,6 +77,7 @@ struct AdamOptions {
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   double weight_decay = 0;
   bool decoupled = false;
+  std::optional<Value> lr_input;  // as SgdOptions::lr_input
 };
 
 /// A function of tensors being built op by op, or parsed from .mlir text.

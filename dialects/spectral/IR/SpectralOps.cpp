@@ -862,10 +862,28 @@ LogicalResult MseOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc
   return success();
 }
 
+/// An optimizer step's learning rate: the attribute `lr` or the 0-d real
+/// operand `lr_from`, exactly one.
+static LogicalResult checkLearningRate(std::optional<Location> loc, FloatAttr attr, Value value) {
+  if (bool(attr) == bool(value))
+    return fail(loc, attr ? "give the learning rate once: 'lr' or 'lr_from', not both"
+                          : "a learning rate is needed: 'lr 0.01' or 'lr_from(%lr : tensor<f32>)'");
+  if (value) {
+    FailureOr<RankedTensorType> type = tensorOf(loc, value, "lr_from");
+    if (failed(type))
+      return failure();
+    if (type->getRank() != 0)
+      return fail(loc, llvm::formatv("operand 'lr_from' must be 0-d, got {0}",
+                                     typeString(*type)));
+  }
+  return success();
+}
+
 LogicalResult SgdStepOp::inferReturnTypes(MLIRContext *, std::optional<Location> loc,
                                           Adaptor adaptor,
                                           SmallVectorImpl<Type> &results) {
-  if (failed(tensorOf(loc, adaptor.getParam(), "param")))
+  if (failed(tensorOf(loc, adaptor.getParam(), "param")) ||
+      failed(checkLearningRate(loc, adaptor.getLrAttr(), adaptor.getLrValue())))
     return failure();
   if (Check error = checkSameTypes({{adaptor.getParam(), "param"},
                                     {adaptor.getGrad(), "grad"},
@@ -881,7 +899,8 @@ LogicalResult AdamStepOp::inferReturnTypes(MLIRContext *, std::optional<Location
                                            SmallVectorImpl<Type> &results) {
   FailureOr<RankedTensorType> param = tensorOf(loc, adaptor.getParam(), "param");
   FailureOr<RankedTensorType> step = tensorOf(loc, adaptor.getStep(), "step");
-  if (failed(param) || failed(step))
+  if (failed(param) || failed(step) ||
+      failed(checkLearningRate(loc, adaptor.getLrAttr(), adaptor.getLrValue())))
     return failure();
   if (Check error = checkSameTypes({{adaptor.getParam(), "param"},
                                     {adaptor.getGrad(), "grad"},

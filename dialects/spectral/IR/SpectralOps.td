@@ -458,15 +458,21 @@ def Spectral_SgdStepOp : Spectral_Op<"sgd_step",
   let description = [{
     g' = g + weight_decay * p; v' = momentum * v + g';
     p' = p - lr * (nesterov ? g' + momentum * v' : v'). Returns (p', v').
+    The learning rate is the attribute `lr 0.01`, or a real 0-d tensor given
+    as `lr_from(%lr : tensor<f32>)` (data: a schedule changes it between runs
+    without compiling again); exactly one of the two.
   }];
   let arguments = (ins Spectral_FloatTensor:$param, Spectral_FloatTensor:$grad,
-                       Spectral_FloatTensor:$velocity, F64Attr:$lr,
+                       Spectral_FloatTensor:$velocity,
+                       Optional<Spectral_RealTensor>:$lr_value,
+                       OptionalAttr<F64Attr>:$lr,
                        DefaultValuedAttr<F64Attr, "0.0">:$momentum,
                        DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
                        UnitAttr:$nesterov);
   let results = (outs Spectral_FloatTensor:$new_param,
                       Spectral_FloatTensor:$new_velocity);
-  let assemblyFormat = "$param `,` $grad `,` $velocity `lr` $lr "
+  let assemblyFormat = "$param `,` $grad `,` $velocity (`lr` $lr^)? "
+                       "(`lr_from` `(` $lr_value^ `:` type($lr_value) `)`)? "
                        "(`momentum` $momentum^)? (`weight_decay` $weight_decay^)? "
                        "(`nesterov` $nesterov^)? attr-dict `:` type($param)";
 }
@@ -479,11 +485,15 @@ def Spectral_AdamStepOp : Spectral_Op<"adam_step",
     p is first scaled by (1 - lr * wd). m' = b1 m + (1-b1) g';
     v' = b2 v + (1-b2) |g'|^2; p' = p - lr * (m'/(1-b1^t)) /
     (sqrt(v'/(1-b2^t)) + eps). Returns (p', m', v'); v is real. beta1 and
-    beta2 must be in [0, 1) and eps >= 0.
+    beta2 must be in [0, 1) and eps >= 0. The learning rate is the attribute
+    `lr 0.001` or a real 0-d tensor `lr_from(%lr : tensor<f32>)`, as for
+    sgd_step.
   }];
   let arguments = (ins Spectral_FloatTensor:$param, Spectral_FloatTensor:$grad,
                        Spectral_FloatTensor:$m, Spectral_RealTensor:$v,
-                       Spectral_LabelTensor:$step, F64Attr:$lr,
+                       Spectral_LabelTensor:$step,
+                       Optional<Spectral_RealTensor>:$lr_value,
+                       OptionalAttr<F64Attr>:$lr,
                        DefaultValuedAttr<F64Attr, "0.9">:$beta1,
                        DefaultValuedAttr<F64Attr, "0.999">:$beta2,
                        DefaultValuedAttr<F64Attr, "1.0e-8">:$eps,
@@ -492,7 +502,8 @@ def Spectral_AdamStepOp : Spectral_Op<"adam_step",
   let results = (outs Spectral_FloatTensor:$new_param,
                       Spectral_FloatTensor:$new_m, Spectral_RealTensor:$new_v);
   let assemblyFormat =
-      "$param `,` $grad `,` $m `,` $v `,` $step `lr` $lr "
+      "$param `,` $grad `,` $m `,` $v `,` $step (`lr` $lr^)? "
+      "(`lr_from` `(` $lr_value^ `:` type($lr_value) `)`)? "
       "(`beta1` $beta1^)? (`beta2` $beta2^)? (`eps` $eps^)? "
       "(`weight_decay` $weight_decay^)? (`decoupled` $decoupled^)? attr-dict "
       "`:` type($param) `,` type($v) `,` type($step)";

@@ -916,6 +916,31 @@ func.func @adam_step_rank(%p: tensor<4xf32>, %s: tensor<1xi64>) {
 
 // -----
 
+// The learning rate: an attribute or a 0-d tensor, exactly one.
+func.func @sgd_lr_twice(%p: tensor<4xf32>, %lr: tensor<f32>) {
+  // expected-error @+1 {{give the learning rate once: 'lr' or 'lr_from', not both}}
+  %0:2 = spectral.sgd_step %p, %p, %p lr 0.1 lr_from(%lr : tensor<f32>) : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @sgd_no_lr(%p: tensor<4xf32>) {
+  // expected-error @+1 {{a learning rate is needed: 'lr 0.01' or 'lr_from(%lr : tensor<f32>)'}}
+  %0:2 = spectral.sgd_step %p, %p, %p : tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @adam_lr_rank(%p: tensor<4xf32>, %s: tensor<i64>, %lr: tensor<1xf32>) {
+  // expected-error @+1 {{operand 'lr_from' must be 0-d, got tensor<1xf32>}}
+  %0:3 = spectral.adam_step %p, %p, %p, %p, %s lr_from(%lr : tensor<1xf32>) : tensor<4xf32>, tensor<4xf32>, tensor<i64>
+  return
+}
+
+// -----
+
 // The bias corrections 1 - beta^t need beta in [0, 1); eps must not be < 0.
 func.func @adam_beta1_one(%p: tensor<4xf32>, %s: tensor<i64>) {
   // expected-error @+1 {{'beta1' must be in [0, 1), got 1.000000e+00}}

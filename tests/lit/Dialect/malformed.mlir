@@ -231,13 +231,13 @@ func.func @generic_cmp_no_predicate(%x: tensor<4xf32>) {
 }
 //--- generic-sgd-no-lr.mlir
 func.func @generic_sgd_no_lr(%p: tensor<4xf32>) {
-// GENERIC-SGD-NO-LR: generic-sgd-no-lr.mlir:[[@LINE+1]]:10: error: 'spectral.sgd_step' op requires attribute 'lr'
+// GENERIC-SGD-NO-LR: generic-sgd-no-lr.mlir:[[@LINE+1]]:10: error: a learning rate is needed: 'lr 0.01' or 'lr_from(%lr : tensor<f32>)'
   %0:2 = "spectral.sgd_step"(%p, %p, %p) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
   return
 }
 //--- generic-adam-no-lr.mlir
 func.func @generic_adam_no_lr(%p: tensor<4xf32>, %s: tensor<i64>) {
-// GENERIC-ADAM-NO-LR: generic-adam-no-lr.mlir:[[@LINE+1]]:10: error: 'spectral.adam_step' op requires attribute 'lr'
+// GENERIC-ADAM-NO-LR: generic-adam-no-lr.mlir:[[@LINE+1]]:10: error: a learning rate is needed: 'lr 0.01' or 'lr_from(%lr : tensor<f32>)'
   %0:3 = "spectral.adam_step"(%p, %p, %p, %p, %s) : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<i64>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
   return
 }

@@ -360,7 +360,7 @@ func.func @losses(%logits: tensor<4x10xf32>, %labels: tensor<4xi32>, %l64: tenso
 
 // Optional attributes are printed only when they differ from their defaults.
 // CHECK-LABEL: func.func @sgd_step
-func.func @sgd_step(%p: tensor<4x3xf32>, %g: tensor<4x3xf32>, %v: tensor<4x3xf32>, %c: tensor<2xcomplex<f64>>) {
+func.func @sgd_step(%p: tensor<4x3xf32>, %g: tensor<4x3xf32>, %v: tensor<4x3xf32>, %c: tensor<2xcomplex<f64>>, %lr: tensor<f64>) {
   // CHECK: spectral.sgd_step %{{.*}}, %{{.*}}, %{{.*}} lr 1.000000e-01 : tensor<4x3xf32>
   // CHECK: spectral.sgd_step %{{.*}}, %{{.*}}, %{{.*}} lr 1.000000e-02 momentum 9.000000e-01 : tensor<4x3xf32>
   // CHECK: spectral.sgd_step %{{.*}}, %{{.*}}, %{{.*}} lr 1.000000e-02 momentum 9.000000e-01 weight_decay 5.000000e-04 nesterov : tensor<4x3xf32>
@@ -370,6 +370,9 @@ func.func @sgd_step(%p: tensor<4x3xf32>, %g: tensor<4x3xf32>, %v: tensor<4x3xf32
   %1:2 = spectral.sgd_step %p, %g, %v lr 0.01 momentum 0.9 : tensor<4x3xf32>
   %2:2 = spectral.sgd_step %p, %g, %v lr 0.01 momentum 0.9 weight_decay 5.0e-4 nesterov : tensor<4x3xf32>
   %3:2 = spectral.sgd_step %c, %c, %c lr 0.25 momentum 0.0 weight_decay 1.0e-3 : tensor<2xcomplex<f64>>
+  // The learning rate as data.
+  // CHECK: spectral.sgd_step %{{.*}}, %{{.*}}, %{{.*}} lr_from(%{{.*}} : tensor<f64>) momentum 9.000000e-01 : tensor<4x3xf32>
+  %4:2 = spectral.sgd_step %p, %g, %v lr_from(%lr : tensor<f64>) momentum 0.9 : tensor<4x3xf32>
   return
 }
 
@@ -378,7 +381,8 @@ func.func @sgd_step(%p: tensor<4x3xf32>, %g: tensor<4x3xf32>, %v: tensor<4x3xf32
 // The second moment of a complex parameter is real.
 // CHECK-LABEL: func.func @adam_step
 func.func @adam_step(%p: tensor<4x3xf32>, %m: tensor<4x3xf32>, %v: tensor<4x3xf32>, %step: tensor<i64>,
-                     %cp: tensor<2xcomplex<f64>>, %cv: tensor<2xf64>, %step32: tensor<i32>)
+                     %cp: tensor<2xcomplex<f64>>, %cv: tensor<2xf64>, %step32: tensor<i32>,
+                     %lr: tensor<f32>)
     -> (tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xf64>) {
   // CHECK: spectral.adam_step %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr 1.000000e-03 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<i64>
   // CHECK: spectral.adam_step %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr 1.000000e-03 beta1 7.500000e-01 beta2 9.375000e-01 eps 7.812500e-03 weight_decay 1.000000e-02 decoupled : tensor<4x3xf32>, tensor<4x3xf32>, tensor<i64>
@@ -388,6 +392,8 @@ func.func @adam_step(%p: tensor<4x3xf32>, %m: tensor<4x3xf32>, %v: tensor<4x3xf3
   %1:3 = spectral.adam_step %p, %p, %m, %v, %step lr 1.0e-3 beta1 0.75 beta2 0.9375 eps 0.0078125 weight_decay 0.01 decoupled
       : tensor<4x3xf32>, tensor<4x3xf32>, tensor<i64>
   %2:3 = spectral.adam_step %cp, %cp, %cp, %cv, %step32 lr 0.5 beta1 0.9 weight_decay 0.1 : tensor<2xcomplex<f64>>, tensor<2xf64>, tensor<i32>
+  // CHECK: spectral.adam_step %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} lr_from(%{{.*}} : tensor<f32>) decoupled : tensor<4x3xf32>, tensor<4x3xf32>, tensor<i64>
+  %3:3 = spectral.adam_step %p, %p, %m, %v, %step lr_from(%lr : tensor<f32>) decoupled : tensor<4x3xf32>, tensor<4x3xf32>, tensor<i64>
   return %2#0, %2#1, %2#2 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>, tensor<2xf64>
 }
 

@@ -190,6 +190,36 @@ TEST(CppApi, OptimizerStepsMatchTheReference) {
                                randomTensor(DType::kFloat32, {10}, 11),
                                randomTensor(DType::kFloat32, {10}, 12), vInit, one});
   }
+  {
+    // The learning rate as data: one graph, two rates.
+    Graph g("scheduled");
+    Value p = g.input(DType::kFloat32, {10});
+    Value grad = g.input(DType::kFloat32, {10});
+    Value m = g.input(DType::kFloat32, {10});
+    Value v = g.input(DType::kFloat32, {10});
+    Value step = g.input(DType::kInt32, {});
+    Value lr = g.input(DType::kFloat32, {});
+    AdamOptions adam;
+    adam.lr_input = lr;
+    adam.decoupled = true;
+    adam.weight_decay = 0.1;
+    SgdOptions sgd{0, 0.9, 0.01, false, lr};
+    std::vector<Value> a = g.adam_step(p, grad, m, v, step, adam);
+    std::vector<Value> s = g.sgd_step(p, grad, m, sgd);
+    ASSERT_TRUE(g.output({a[0], a[1], a[2], s[0], s[1]})) << g.status().message();
+    EXPECT_NE(g.str().find("lr_from(%arg5 : tensor<f32>)"), std::string::npos) << g.str();
+    Tensor one = Tensor::zeros(DType::kInt32, {});
+    *one.as<int32_t>() = 2;
+    Tensor vInit = randomTensor(DType::kFloat32, {10}, 13);
+    for (int i = 0; i < 10; ++i) vInit.as<float>()[i] = std::abs(vInit.as<float>()[i]);
+    for (float rate : {0.5f, 0.01f}) {
+      Tensor lrValue = Tensor::zeros(DType::kFloat32, {});
+      *lrValue.as<float>() = rate;
+      expectMatchesReference(g, {randomTensor(DType::kFloat32, {10}, 10),
+                                 randomTensor(DType::kFloat32, {10}, 11),
+                                 randomTensor(DType::kFloat32, {10}, 12), vInit, one, lrValue});
+    }
+  }
 }
 
 TEST(CppApi, ErrorsAreValuesThatNameTheOp) {
