@@ -80,9 +80,6 @@ FailureOr<SmallVector<Value>> backward(func::FuncOp grad, ArrayRef<unsigned> arg
   for (unsigned i : arguments) varied.insert(grad.getArgument(i));
   SmallVector<Operation *> ops;
   for (Operation &op : body.without_terminator()) {
-    if (op.getNumRegions() != 0)
-      return op.emitError("cannot differentiate through '")
-             << op.getName() << "': differentiate before spectral-fuse";
     ops.push_back(&op);
     if (llvm::any_of(op.getOperands(), [&](Value v) { return varied.contains(v); }))
       for (Value result : op.getResults())
@@ -94,6 +91,10 @@ FailureOr<SmallVector<Value>> backward(func::FuncOp grad, ArrayRef<unsigned> arg
     if (llvm::any_of(op->getResults(), [&](Value v) { return useful.contains(v); }))
       for (Value operand : op->getOperands()) useful.insert(operand);
   auto active = [&](Value v) { return varied.contains(v) && useful.contains(v); };
+  for (Operation *op : ops)
+    if (op->getNumRegions() != 0 && llvm::any_of(op->getResults(), active))
+      return op->emitError("cannot differentiate through '")
+             << op->getName() << "': it has regions (differentiate before spectral-fuse)";
 
   OpBuilder b(ret);
   llvm::DenseMap<Value, Value> gradients;
@@ -156,18 +157,38 @@ void eraseDeadOps(func::FuncOp function) {
 
 } // namespace
 
+void replaceResults(func::FuncOp function, ArrayRef<Value> values) {
+  auto ret = cast<func::ReturnOp>(function.front().getTerminator());
+  OpBuilder b(ret);
+  b.create<func::ReturnOp>(ret.getLoc(), values);
+  ret.erase();
+  // The first result keeps its attributes (the loss's); the others have none.
+  SmallVector<DictionaryAttr> attributes(values.size(), b.getDictionaryAttr({}));
+  if (DictionaryAttr first = function.getResultAttrDict(0)) attributes[0] = first;
+  function.setFunctionType(
+      b.getFunctionType(function.getArgumentTypes(), ValueRange(values).getTypes()));
+  function.setAllResultAttrs(attributes);
+}
+
 FailureOr<func::FuncOp> differentiate(func::FuncOp forward, ArrayRef<unsigned> wrt,
                                       StringRef name) {
   if (forward.isExternal())
     return forward.emitError("cannot differentiate a function without a body");
+  if (!forward.getBody().hasOneBlock())
+    return forward.emitError("cannot differentiate @")
+           << forward.getSymName() << ": its body has more than one block";
   auto results = forward.getFunctionType().getResults();
   auto lossType = results.size() == 1 ? dyn_cast<RankedTensorType>(results[0]) : nullptr;
-  if (!lossType || lossType.getRank() != 0 || !isa<FloatType>(lossType.getElementType()))
-    return forward.emitError("cannot differentiate @")
-           << forward.getSymName()
-           << ": it must return one real scalar (the loss, tensor<f32> or tensor<f64>), "
-              "it returns "
-           << results.size() << " result(s)";
+  if (!lossType || lossType.getRank() != 0 || !isa<FloatType>(lossType.getElementType())) {
+    InFlightDiagnostic error = forward.emitError("cannot differentiate @");
+    error << forward.getSymName()
+          << ": it must return one real scalar (the loss, tensor<f32> or tensor<f64>), it returns ";
+    if (results.size() == 1)
+      error << results[0];
+    else
+      error << results.size() << " results";
+    return error;
+  }
   auto module = forward->getParentOfType<ModuleOp>();
   if (module && module.lookupSymbol(name))
     return forward.emitError("cannot add the gradient function @")
@@ -188,10 +209,7 @@ FailureOr<func::FuncOp> differentiate(func::FuncOp forward, ArrayRef<unsigned> w
   auto ret = cast<func::ReturnOp>(grad.front().getTerminator());
   SmallVector<Value> values{ret.getOperand(0)};
   values.append(gradients->begin(), gradients->end());
-  OpBuilder b(ret);
-  b.create<func::ReturnOp>(ret.getLoc(), values);
-  ret.erase();
-  grad.setFunctionType(b.getFunctionType(grad.getArgumentTypes(), ValueRange(values).getTypes()));
+  replaceResults(grad, values);
   eraseDeadOps(grad);
   return grad;
 }

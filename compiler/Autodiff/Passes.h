@@ -26,6 +26,10 @@ mlir::FailureOr<mlir::func::FuncOp> differentiate(mlir::func::FuncOp forward,
                                                   llvm::ArrayRef<unsigned> wrt,
                                                   llvm::StringRef name);
 
+/// Makes `values` the results of `function` (one block): its return, type
+/// and result attributes (the first result keeps its own).
+void replaceResults(mlir::func::FuncOp function, llvm::ArrayRef<mlir::Value> values);
+
 /// How trainStep updates the parameters.
 struct OptimizerOptions {
   enum class Optimizer { kSgd, kAdam, kAdamW };

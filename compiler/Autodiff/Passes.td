@@ -12,8 +12,10 @@ def Autodiff : Pass<"spectral-autodiff", "mlir::ModuleOp"> {
     loss and the gradients of the arguments listed in `wrt` (all float and
     complex arguments when empty), each of its argument's type. Every op the
     loss depends on through those arguments must have a gradient rule
-    (DifferentiableOpInterface); an op without one, or a dependence through
-    an index or a label, is an error at the op. Complex gradients follow the
+    (DifferentiableOpInterface); an op without one is an error at the op.
+    Integer and boolean values (indices, labels, comparisons, casts to
+    integers) carry no gradient: what the loss depends on through them is
+    piecewise constant, and counts as zero. Complex gradients follow the
     convention for real losses of PyTorch and JAX (dL/dRe + i dL/dIm).
   }];
   let options = [

@@ -106,9 +106,7 @@ FailureOr<func::FuncOp> trainStep(func::FuncOp forward, ArrayRef<unsigned> param
   }
   results.append(newStates.begin(), newStates.end());
   if (norm) results.push_back(norm);
-  b.create<func::ReturnOp>(ret.getLoc(), results);
-  ret.erase();
-  step.setFunctionType(b.getFunctionType(step.getArgumentTypes(), ValueRange(results).getTypes()));
+  replaceResults(step, results);
   return step;
 }
 

@@ -497,34 +497,35 @@ LogicalResult BroadcastOp::buildGradients(OpBuilder &b, ValueRange g,
 }
 
 LogicalResult SliceOp::buildGradients(OpBuilder &b, ValueRange g, SmallVectorImpl<Value> &out) {
+  // Zeros around the slice, and between its elements along a strided axis:
+  // there [n] becomes [n, 1], padded to [n, stride], flattened to
+  // [n * stride] and cut where the operand ends.
   Rule r(b, *this);
   ArrayRef<int64_t> shape = Rule::type(getX()).getShape(), start = getStart();
   std::optional<ArrayRef<int64_t>> stride = getStride();
-  if (!stride || llvm::all_of(*stride, [](int64_t s) { return s == 1; })) {
-    // Zeros around the slice.
-    SmallVector<int64_t> high;
-    for (size_t d = 0; d < shape.size(); ++d)
-      high.push_back(shape[d] - start[d] - Rule::type(g[0]).getDimSize(d));
-    out.push_back(r.pad(g[0], start, high));
-    return success();
+  Value grad = g[0];
+  for (int64_t d = 0; stride && d < int64_t(shape.size()); ++d) {
+    const int64_t step = (*stride)[d];
+    if (step == 1) continue;
+    SmallVector<int64_t> sliced(Rule::type(grad).getShape());
+    const int64_t n = sliced[d];
+    SmallVector<int64_t> spread(sliced);
+    spread.insert(spread.begin() + d + 1, 1);
+    SmallVector<int64_t> none(spread.size(), 0), gaps(spread.size(), 0);
+    gaps[d + 1] = step - 1;
+    Value padded = r.pad(r.reshape(grad, spread), none, gaps);
+    sliced[d] = n * step;
+    grad = r.reshape(padded, sliced);
+    if (n * step > shape[d] - start[d]) {  // the gap after the last element runs past the end
+      SmallVector<int64_t> from(sliced.size(), 0), to(sliced);
+      to[d] = shape[d] - start[d];
+      grad = r.slice(grad, from, to);
+    }
   }
-  // Strided: the gradient's elements scattered to the flat positions they came from.
-  ArrayRef<int64_t> sliced = Rule::type(g[0]).getShape();
-  const int64_t count = Rule::type(g[0]).getNumElements();
-  std::vector<std::complex<double>> positions;
-  positions.reserve(count);
-  SmallVector<int64_t> index(sliced.size(), 0);
-  for (int64_t e = 0; e < count; ++e) {
-    int64_t flat = 0;
-    for (size_t d = 0; d < shape.size(); ++d) flat = flat * shape[d] + start[d] + index[d] * (*stride)[d];
-    positions.push_back(double(flat));
-    for (int64_t d = int64_t(sliced.size()) - 1; d >= 0 && ++index[d] == sliced[d]; --d) index[d] = 0;
-  }
-  Value values = r.reshape(g[0], {count});
-  Value indices = r.constant(RankedTensorType::get({count}, b.getI64Type()), positions);
-  Value dense = b.create<ScatterOp>(getLoc(), Rule::withShape(g[0], {Rule::type(getX()).getNumElements()}),
-                                    values, indices);
-  out.push_back(r.reshape(dense, shape));
+  SmallVector<int64_t> high;
+  for (size_t d = 0; d < shape.size(); ++d)
+    high.push_back(shape[d] - start[d] - Rule::type(grad).getDimSize(d));
+  out.push_back(r.pad(grad, start, high));
   return success();
 }
 

@@ -8,6 +8,9 @@
 // RUN: spectral-opt %s --spectral-autodiff='function=filter' -o %t.mlir
 // RUN: spectral-run %t.mlir --function=filter_grad --device=host --random-inputs --validate 2>&1 | FileCheck %s --check-prefix=GRADRUN
 // GRADRUN-COUNT-3: validate result #{{[0-9]}} {{.*}}: PASS
+// RUN: spectral-opt %s --spectral-autodiff='function=classify' -o %t.classify.mlir
+// RUN: spectral-run %t.classify.mlir --function=classify_grad --device=host --random-inputs --validate 2>&1 | FileCheck %s --check-prefix=CLASSRUN
+// CLASSRUN-COUNT-3: validate result #{{[0-9]}} {{.*}}: PASS
 
 // A spectral filter: rfft's adjoint is an irfft of the half spectrum with its
 // interior bins halved (the weights constant), unscaled (norm forward).

@@ -15,6 +15,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 
 #include <gtest/gtest.h>
@@ -305,6 +306,14 @@ TEST(Autodiff, ShapeRules) {
                          "  %y = spectral.slice %x start [0, 1] limit [5, 6] stride [2, 3] : "
                          "tensor<5x6xf64>",
                          "tensor<3x2xf64>", 2));
+  expectGradients(lossOf("%x: tensor<6x3x8xf64>",
+                         "  %y = spectral.slice %x start [1, 0, 2] limit [6, 3, 7] stride [2, 1, 3] "
+                         ": tensor<6x3x8xf64>",
+                         "tensor<3x3x2xf64>", 3));
+  expectGradients(lossOf("%x: tensor<7xcomplex<f64>>",
+                         "  %y = spectral.slice %x start [0] limit [7] stride [3] : "
+                         "tensor<7xcomplex<f64>>",
+                         "tensor<3xcomplex<f64>>", 1));
   expectGradients(lossOf("%x: " + t, "  %y = spectral.pad %x low [1, 0] high [2, 3] : " + t,
                          "tensor<6x7xf64>", 2));
   expectGradients(lossOf("%a: tensor<3x2xf64>, %b: " + t,
@@ -356,22 +365,33 @@ TEST(Autodiff, ChosenArgumentsAndUnusedOnes) {
   }
 }
 
+TEST(Autodiff, TheLossKeepsItsResultAttributes) {
+  Differentiated d = differentiateSource(
+      "func.func @main(%x: tensor<4xf64>) -> (tensor<f64> {spectral.name = \"loss\"}) {\n"
+      "  %s = spectral.reduce_sum %x axes [0] : tensor<4xf64>\n"
+      "  return %s : tensor<f64>\n}\n");
+  ASSERT_TRUE(d.grad) << d.diagnostics;
+  EXPECT_TRUE(mlir::succeeded(mlir::verify(*d.module)));
+  EXPECT_TRUE(d.grad.getResultAttr(0, "spectral.name"));
+  EXPECT_FALSE(d.grad.getResultAttr(1, "spectral.name"));
+}
+
 TEST(Autodiff, ErrorsNameTheOpOrTheArgument) {
   const std::string sum = "  %s = spectral.reduce_sum %p axes [0] : tensor<4xf64>\n"
                           "  return %s : tensor<f64>\n}\n";
   // An op without a rule (an optimizer step is not differentiable).
-  Differentiated topk = differentiateSource(
+  Differentiated optimizer = differentiateSource(
       "func.func @main(%x: tensor<4xf64>) -> tensor<f64> {\n"
       "  %n = spectral.constant dense<1> : tensor<i32>\n"
       "  %p, %m, %v = spectral.adam_step %x, %x, %x, %x, %n lr 0.1 : tensor<4xf64>, "
       "tensor<4xf64>, tensor<i32>\n"
       "  %s = spectral.reduce_sum %p axes [0] : tensor<4xf64>\n"
       "  return %s : tensor<f64>\n}\n");
-  EXPECT_FALSE(topk.grad);
-  EXPECT_NE(topk.diagnostics.find("loc(\"test.mlir\":3:16): 'spectral.adam_step' has no gradient "
-                                  "rule"),
+  EXPECT_FALSE(optimizer.grad);
+  EXPECT_NE(optimizer.diagnostics.find("loc(\"test.mlir\":3:16): 'spectral.adam_step' has no "
+                                       "gradient rule"),
             std::string::npos)
-      << topk.diagnostics;
+      << optimizer.diagnostics;
   Differentiated integer = differentiateSource(
       "func.func @main(%x: tensor<4xf64>, %n: tensor<4xi32>) -> tensor<f64> {\n"
       "  %p = spectral.neg %x : tensor<4xf64>\n" + sum,
@@ -381,7 +401,9 @@ TEST(Autodiff, ErrorsNameTheOpOrTheArgument) {
       << integer.diagnostics;
   Differentiated vector = differentiateSource(
       "func.func @main(%x: tensor<4xf64>) -> tensor<4xf64> {\n  return %x : tensor<4xf64>\n}\n");
-  EXPECT_NE(vector.diagnostics.find("it must return one real scalar"), std::string::npos)
+  EXPECT_NE(vector.diagnostics.find("it must return one real scalar (the loss, tensor<f32> or "
+                                    "tensor<f64>), it returns 'tensor<4xf64>'"),
+            std::string::npos)
       << vector.diagnostics;
   Differentiated missing = differentiateSource(
       "func.func @main(%x: tensor<4xf64>) -> tensor<f64> {\n"
@@ -391,7 +413,7 @@ TEST(Autodiff, ErrorsNameTheOpOrTheArgument) {
             std::string::npos)
       << missing.diagnostics;
   // The module is left as it was.
-  EXPECT_FALSE(topk.module->lookupSymbol("main_grad"));
+  EXPECT_FALSE(optimizer.module->lookupSymbol("main_grad"));
 }
 
 }  // namespace
