@@ -222,4 +222,28 @@ struct CompileOptions {
 /// Compiles `graph` and loads it on `options.device`.
 Expected<Model> compile(const Graph& graph, const CompileOptions& options = {});
 
+/// How training_step updates the parameters.
+struct TrainOptions {
+  enum class Optimizer { kSgd, kAdam, kAdamW };
+  Optimizer optimizer = Optimizer::kAdam;
+  double momentum = 0;  // SGD
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;  // Adam, AdamW
+  double weight_decay = 0;  // decoupled for AdamW
+  double clip_norm = 0;     // clip the gradients to this global L2 norm; 0: no clipping
+};
+
+/// One training step of `loss` (a complete graph whose one result is a real
+/// scalar) for its inputs numbered in `params`, as a new graph (reverse-mode
+/// gradients, then the update; spectral-train-step). Its inputs: the loss
+/// graph's, then the learning rate (a 0-d tensor of the loss's type), then
+/// each parameter's optimizer state in order (SGD with momentum: velocity;
+/// Adam/AdamW: m, then v of the parameter's real type), then for Adam/AdamW
+/// the 1-based step count (int64, 0-d). Its results: the loss, the new
+/// parameters, the new state in the same order, and with clip_norm the
+/// gradients' global norm. Parameters and state are donated (updated in
+/// place when the caller passes the same tensors as inputs and outputs).
+Expected<Graph> training_step(const Graph& loss, const std::vector<int>& params,
+                              const TrainOptions& options = {});
+
 }  // namespace spectral
