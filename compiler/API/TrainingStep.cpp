@@ -1,6 +1,9 @@
 //===- TrainingStep.cpp - spectral::training_step: a loss graph to its step ===//
 #include "compiler/API/GraphState.h"
 #include "compiler/Autodiff/Passes.h"
+#include "compiler/Pipelines/Pipelines.h"
+
+#include "mlir/Pass/PassManager.h"
 
 using namespace mlir;
 
@@ -40,6 +43,12 @@ Expected<Graph> training_step(const Graph &loss, const std::vector<int> &params,
     chosen.push_back(unsigned(p));
   }
   DiagnosticCapture capture(*s.context);
+  // Simplified first: the backward pass of the cheap form is cheap too (a
+  // sum over patterns of x times a pattern is x times the summed pattern).
+  PassManager simplify(s.context.get());
+  addSimplifyPipeline(simplify);
+  if (failed(simplify.run(*s.module)))
+    return Status::error(capture.take("@" + s.function + ": spectral-simplify failed"));
   const std::string name = s.function + "_step";
   FailureOr<func::FuncOp> step = trainStep(s.func, chosen, optimizer, name);
   if (failed(step)) return Status::error(capture.take("@" + s.function + ": no training step"));
