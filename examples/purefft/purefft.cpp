@@ -12,8 +12,15 @@
 // Usage: purefft [--epochs=5] [--batch=128] [--lr=0.01] [--patterns=32] [--layers=4]
 //                [--seed=1] [--device=default|host|cuda] [--data=DIR]
 //                [--train-limit=N] [--test-limit=N] [--curve=FILE.csv]
+//                [--checkpoint=FILE] [--resume=FILE]
+//
+// --checkpoint writes the parameters, Adam's state, the step count, the
+// shuffling generator and the settings after every epoch (atomically);
+// --resume continues from such a file with the next epoch, exactly as the
+// uninterrupted run would have.
 #include "fashion_mnist.h"
 
+#include <spectral/checkpoint.h>
 #include <spectral/compiler.h>
 
 #include <algorithm>
@@ -23,6 +30,7 @@
 #include <cstring>
 #include <numeric>
 #include <random>
+#include <sstream>
 #include <string>
 #include <unistd.h>
 
@@ -47,12 +55,20 @@ struct Config {
   uint64_t seed = 1;
   spectral::DeviceKind device = spectral::DeviceKind::kDefault;
   std::string curve = "purefft_curve.csv";
+  std::string checkpoint, resume;
+  /// What a checkpoint must agree on to be resumed.
+  std::string settings() const {
+    return "batch=" + std::to_string(batch) + " patterns=" + std::to_string(patterns) +
+           " layers=" + std::to_string(layers) + " train_limit=" + std::to_string(train_limit) +
+           " seed=" + std::to_string(seed);
+  }
 };
 
 const char* const kUsage =
     "usage: purefft [--epochs=5] [--batch=128] [--lr=0.01] [--patterns=32] [--layers=4]\n"
     "               [--seed=1] [--device=default|host|cuda] [--data=DIR]\n"
-    "               [--train-limit=N] [--test-limit=N] [--curve=FILE.csv]\n";
+    "               [--train-limit=N] [--test-limit=N] [--curve=FILE.csv]\n"
+    "               [--checkpoint=FILE] [--resume=FILE]\n";
 
 int fail(const std::string& message) {
   std::fprintf(stderr, "purefft: error: %s\n", message.c_str());
@@ -82,6 +98,10 @@ Expected<Config> parse(int argc, char** argv) {
       c.data = value;
     } else if (name == "--curve") {
       c.curve = value;
+    } else if (name == "--checkpoint") {
+      c.checkpoint = value;
+    } else if (name == "--resume") {
+      c.resume = value;
     } else if (name == "--device") {
       Expected<spectral::DeviceKind> kind = spectral::parse_device_kind(value);
       if (!kind) return kind.status();
@@ -279,17 +299,59 @@ int main(int argc, char** argv) {
     return 100.0 * double(correct) / double(test->count);
   };
 
+  std::mt19937_64 random(c.seed);
+  int firstEpoch = 1;
+  int64_t global = 0;
+  const std::vector<std::string> names{"pool", "layers", "classes", "pool.m", "pool.v",
+                                       "layers.m", "layers.v", "classes.m", "classes.v"};
+  std::vector<Tensor> state{params[0], params[1], params[2]};
+  state.insert(state.end(), moments.begin(), moments.end());
+  if (!c.resume.empty()) {
+    Expected<spectral::Checkpoint> saved = spectral::load_checkpoint(c.resume);
+    if (!saved) return fail(saved.status().message());
+    const std::string* settings = saved->value("settings");
+    if (!settings || *settings != c.settings())
+      return fail(c.resume + ": written with " + (settings ? *settings : std::string("no settings")) +
+                  ", this run has " + c.settings());
+    for (size_t i = 0; i < names.size(); ++i) {
+      const Tensor* t = saved->tensor(names[i]);
+      if (!t || t->dtype() != state[i].dtype() || t->shape() != state[i].shape())
+        return fail(c.resume + ": no tensor '" + names[i] + "' of type " + state[i].type_string());
+      std::memcpy(state[i].data(), t->data(), t->bytes());
+    }
+    for (const char* key : {"random", "epoch", "step"})
+      if (!saved->value(key)) return fail(c.resume + ": no '" + key + "' in the checkpoint");
+    std::istringstream(*saved->value("random")) >> random;
+    firstEpoch = std::atoi(saved->value("epoch")->c_str()) + 1;
+    global = std::atoll(saved->value("step")->c_str());
+    if (firstEpoch > c.epochs)
+      return fail("--epochs=" + std::to_string(c.epochs) + ": " + c.resume +
+                  " is after epoch " + std::to_string(firstEpoch - 1) + " already");
+    std::printf("resumed from %s after epoch %d (step %lld)\n", c.resume.c_str(), firstEpoch - 1,
+                (long long)global);
+  }
+  auto save = [&](int epoch) -> Status {
+    spectral::Checkpoint checkpoint;
+    for (size_t i = 0; i < names.size(); ++i) checkpoint.tensors.push_back({names[i], state[i]});
+    std::ostringstream generator;
+    generator << random;
+    checkpoint.metadata = {{"settings", c.settings()},
+                           {"epoch", std::to_string(epoch)},
+                           {"step", std::to_string(global)},
+                           {"random", generator.str()}};
+    return spectral::save_checkpoint(c.checkpoint, checkpoint);
+  };
+
   FILE* curve = c.curve.empty() ? nullptr : std::fopen(c.curve.c_str(), "w");
   if (!c.curve.empty() && !curve) return fail(c.curve + ": " + std::strerror(errno));
   if (curve) std::fprintf(curve, "epoch,step,train_loss,test_accuracy,seconds\n");
   const bool terminal = isatty(2);
   const int64_t steps = train->count / c.batch;  // the last partial batch is left out
-  std::mt19937_64 random(c.seed);
   std::vector<int64_t> order(size_t(train->count));
-  std::iota(order.begin(), order.end(), 0);
   double accuracy = 0;
-  int64_t global = 0;
-  for (int epoch = 1; epoch <= c.epochs; ++epoch) {
+  for (int epoch = firstEpoch; epoch <= c.epochs; ++epoch) {
+    // Each epoch shuffles the identity: a resumed run needs only the generator.
+    std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), random);
     const auto epochStart = std::chrono::steady_clock::now();
     double lossSum = 0;
@@ -327,7 +389,11 @@ int main(int argc, char** argv) {
     if (curve)
       std::fprintf(curve, "%d,%lld,%.6f,%.4f,%.3f\n", epoch, (long long)global,
                    lossSum / double(steps), accuracy, since(start));
+    if (!c.checkpoint.empty()) {
+      if (Status status = save(epoch); !status) return fail(status.message());
+    }
   }
+  if (!c.checkpoint.empty()) std::printf("checkpoint: %s\n", c.checkpoint.c_str());
   if (curve) {
     std::fclose(curve);
     std::printf("loss and accuracy per epoch: %s\n", c.curve.c_str());

@@ -1,33 +1,18 @@
 // artifact.cc - Program <-> .spx bytes (artifact.h).
 #include "runtime/program/artifact.h"
 
-#include "runtime/cache/sha256.h"
+#include "runtime/program/container.h"
 #include "runtime/schemas/program_generated.h"
 
-#include <atomic>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace spectral {
 namespace {
 
 namespace fb = spectral::spx;
 
-constexpr char kMagic[8] = {'S', 'P', 'E', 'C', 'T', 'R', 'A', 'L'};
-constexpr size_t kHeaderBytes = 56;
-
-void put_le(uint8_t* out, uint64_t value, int bytes) {
-  for (int i = 0; i < bytes; ++i) out[i] = uint8_t(value >> (8 * i));
-}
-
-uint64_t get_le(const uint8_t* in, int bytes) {
-  uint64_t value = 0;
-  for (int i = 0; i < bytes; ++i) value |= uint64_t(in[i]) << (8 * i);
-  return value;
-}
+constexpr ContainerFormat kFormat{{'S', 'P', 'E', 'C', 'T', 'R', 'A', 'L'},
+                                  kArtifactFormatMajor, kArtifactFormatMinor, "artifact"};
 
 flatbuffers::Offset<fb::Program> build_program(flatbuffers::FlatBufferBuilder& b,
                                                const Program& p) {
@@ -155,38 +140,18 @@ StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) 
 
 /// The verified payload of artifact bytes, or the error naming what is wrong.
 StatusOr<const fb::Artifact*> verified(const std::vector<uint8_t>& bytes, const std::string& name) {
-  if (!looks_like_artifact(bytes))
-    return Status::error(name + ": not a spectral artifact (no \"SPECTRAL\" header)");
-  if (bytes.size() < kHeaderBytes)
-    return Status::error(name + ": truncated: " + std::to_string(bytes.size()) +
-                         " bytes, shorter than an artifact's header");
-  const uint64_t major = get_le(&bytes[8], 2), minor = get_le(&bytes[10], 2);
-  if (major != kArtifactFormatMajor)
-    return Status::error(name + ": artifact format " + std::to_string(major) + "." +
-                         std::to_string(minor) + ", this runtime reads format " +
-                         std::to_string(kArtifactFormatMajor) + ".x: compile it again with " +
-                         "this spectral (" + (major > kArtifactFormatMajor ? "newer" : "older") +
-                         " format)");
-  const uint64_t size = get_le(&bytes[16], 8);
-  if (size != bytes.size() - kHeaderBytes)
-    return Status::error(name + ": truncated or padded: the header says " + std::to_string(size) +
-                         " payload bytes, the file holds " +
-                         std::to_string(bytes.size() - kHeaderBytes));
-  const uint8_t* payload = bytes.data() + kHeaderBytes;
-  Sha256::Digest digest = Sha256::hash(payload, size);
-  if (std::memcmp(digest.data(), &bytes[24], digest.size()) != 0)
-    return Status::error(name + ": checksum mismatch: the file is corrupted");
-  flatbuffers::Verifier verifier(payload, size, /*max_depth=*/64, /*max_tables=*/1u << 24);
+  StatusOr<std::pair<const uint8_t*, size_t>> payload = unwrap_payload(kFormat, bytes, name);
+  if (!payload) return payload.status();
+  flatbuffers::Verifier verifier(payload->first, payload->second, /*max_depth=*/64,
+                                 /*max_tables=*/1u << 24);
   if (!fb::VerifyArtifactBuffer(verifier))
     return Status::error(name + ": invalid artifact: its payload fails the FlatBuffers verifier");
-  return fb::GetArtifact(payload);
+  return fb::GetArtifact(payload->first);
 }
 
 }  // namespace
 
-bool looks_like_artifact(const std::vector<uint8_t>& bytes) {
-  return bytes.size() >= sizeof kMagic && std::memcmp(bytes.data(), kMagic, sizeof kMagic) == 0;
-}
+bool looks_like_artifact(const std::vector<uint8_t>& bytes) { return has_magic(kFormat, bytes); }
 
 std::vector<uint8_t> write_artifact(const Artifact& artifact) {
   flatbuffers::FlatBufferBuilder b(1 << 16);
@@ -194,15 +159,7 @@ std::vector<uint8_t> write_artifact(const Artifact& artifact) {
   b.Finish(fb::CreateArtifact(b, b.CreateString(artifact.producer), program_offset,
                               b.CreateString(artifact.graph), b.CreateString(artifact.graph_name)),
            fb::ArtifactIdentifier());
-  std::vector<uint8_t> out(kHeaderBytes + b.GetSize());
-  std::memcpy(out.data(), kMagic, sizeof kMagic);
-  put_le(&out[8], kArtifactFormatMajor, 2);
-  put_le(&out[10], kArtifactFormatMinor, 2);
-  put_le(&out[16], b.GetSize(), 8);
-  Sha256::Digest digest = Sha256::hash(b.GetBufferPointer(), b.GetSize());
-  std::memcpy(&out[24], digest.data(), digest.size());
-  std::memcpy(&out[kHeaderBytes], b.GetBufferPointer(), b.GetSize());
-  return out;
+  return wrap_payload(kFormat, b.GetBufferPointer(), b.GetSize());
 }
 
 StatusOr<Artifact> read_artifact(const std::vector<uint8_t>& bytes, const std::string& name) {
@@ -219,37 +176,14 @@ StatusOr<Artifact> read_artifact(const std::vector<uint8_t>& bytes, const std::s
 }
 
 Status save_artifact(const Artifact& artifact, const std::string& path) {
-  std::vector<uint8_t> bytes = write_artifact(artifact);
-  // Unique per process and call: threads saving to one path write apart.
-  static std::atomic<uint64_t> saves{0};
-  std::string temporary = path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(saves++);
-  FILE* file = std::fopen(temporary.c_str(), "wb");
-  if (!file) return Status::error(path + ": cannot write: " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
-  ok = (std::fflush(file) == 0) && ok;
-  ok = (fsync(fileno(file)) == 0) && ok;
-  ok = (std::fclose(file) == 0) && ok;
-  if (!ok || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    Status error = Status::error(path + ": cannot write: " + std::strerror(errno));
-    std::remove(temporary.c_str());
-    return error;
-  }
-  return Status::ok();
+  return write_file_atomically(path, write_artifact(artifact));
 }
 
 StatusOr<Artifact> load_artifact(const std::string& path) {
-  struct stat info;
-  if (stat(path.c_str(), &info) != 0) return Status::error(path + ": " + std::strerror(errno));
-  if (!S_ISREG(info.st_mode)) return Status::error(path + ": not a regular file");
-  if (uint64_t(info.st_size) > kMaxArtifactBytes + kHeaderBytes)
-    return Status::error(path + ": " + std::to_string(info.st_size) +
-                         " bytes, more than an artifact may hold (2^34 bytes)");
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return Status::error(path + ": cannot read: " + std::strerror(errno));
-  std::vector<uint8_t> bytes(size_t(info.st_size));
-  if (!file.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(bytes.size())))
-    return Status::error(path + ": cannot read all " + std::to_string(bytes.size()) + " bytes");
-  return read_artifact(bytes, path);
+  StatusOr<std::vector<uint8_t>> bytes =
+      read_regular_file(path, kMaxArtifactBytes + kContainerHeaderBytes, "artifact");
+  if (!bytes) return bytes.status();
+  return read_artifact(*bytes, path);
 }
 
 }  // namespace spectral
