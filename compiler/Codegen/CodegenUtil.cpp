@@ -29,11 +29,11 @@ int64_t bytesOf(const CodegenContext &context, int buffer) {
 
 KernelSource boundedUnit(const std::string &include, const std::string &entry, int threads,
                          const std::string &params, const std::string &body,
-                         const std::string &prelude) {
+                         const std::string &prelude, int blocksPerSm) {
   return {"#include \"common.cuh\"\n" +
               (include.empty() ? std::string() : "#include \"" + include + "\"\n") + "\n" +
               prelude + "extern \"C\" __global__ void __launch_bounds__(" +
-              std::to_string(threads) + ", 2) " + entry + "(" + params + ") {\n" + body + "}\n",
+              std::to_string(threads) + ", " + std::to_string(blocksPerSm) + ") " + entry + "(" + params + ") {\n" + body + "}\n",
           entry};
 }
 

@@ -33,11 +33,12 @@ int64_t bytesOf(const CodegenContext &context, int buffer);
 
 /// One entry after common.cuh, `include` (if not empty) and `prelude`:
 /// `extern "C" __global__ void entry(params) { body }`, bounded to `threads`
-/// per block and two blocks per SM (without the minimum, ptxas may trade
-/// registers for occupancy and spill).
+/// per block and `blocksPerSm` blocks per SM (two by default: without a
+/// minimum, ptxas may trade occupancy for registers; a kernel of one block
+/// asks for one, leaving it every register).
 KernelSource boundedUnit(const std::string &include, const std::string &entry, int threads,
                          const std::string &params, const std::string &body,
-                         const std::string &prelude = {});
+                         const std::string &prelude = {}, int blocksPerSm = 2);
 
 /// An op family's answer for an op it lowers: true, or the lowering's error.
 llvm::Expected<bool> lowered(llvm::Error error);

@@ -146,9 +146,12 @@ public:
     std::string entry =
         "block_" + std::string(shortName(dtypeOf(stages_.front()->getOperand(0).getType()))) + "_" +
         str(int64_t(stages_.size())) + "stages_" + textDigest(definitions_ + code);
+    // One block in all: every register is its (a long program spilled at the
+    // 128 that two blocks per SM leave, tests/lit/tools/kernel-gate.mlir).
     KernelSource unit = boundedUnit("loss.cuh", entry, int(kBlock), llvm::join(params, ", "), code,
                                     "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n\n"
-                                    "namespace {\n" + definitions_ + "}  // namespace\n\n");
+                                    "namespace {\n" + definitions_ + "}  // namespace\n\n",
+                                    /*blocksPerSm=*/1);
     std::vector<Operation *> computed(ops_.begin(), ops_.end());
     std::string where = describeFusedOps(computed);
     int kernel = context_.builder.addKernel(unit, where, bytesRead, bytesWritten);
@@ -289,7 +292,9 @@ private:
       if (!g) return std::nullopt;
       std::string out = nameOf(value);
       written_.insert(value);
-      code += "  {\n" + *g + "    for (long long i = threadIdx.x; i < " +
+      // Not unrolled: a long expression unrolled four times spilled (the
+      // PureFFT training step's gradients, tests/lit/tools/kernel-gate.mlir).
+      code += "  {\n" + *g + "#pragma unroll 1\n    for (long long i = threadIdx.x; i < " +
               str(elementCount(value)) + "LL; i += " + str(kBlock) + ") " + out + "[i] = " +
               exprs[0] + ";\n  }\n";
     }

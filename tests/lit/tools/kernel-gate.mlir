@@ -1,6 +1,8 @@
 // The static gate on the kernels of the example graphs and the fusion
-// targets of bench/fusion/: every kernel compiles with NVRTC for sm_80 and sm_90 without
-// spilling (column 6 of the dump's summary is the spill bytes).
+// targets of bench/fusion/: every kernel compiles with NVRTC for sm_80 and
+// sm_90 without spilling (column 6 of the dump's summary is the spill
+// bytes). The PureFFT training step has a gate of its own
+// (kernel-gate-training.mlir).
 //
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: for g in examples/spectral_conv examples/spectral_filter examples/purefft_forward \
