@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <random>
@@ -193,6 +194,42 @@ Tensor cosineInit(int64_t rows, int64_t period) {
       t.as<float>()[i * kFeatures + f] =
           float(std::cos(2 * M_PI * double(i) * double(f) / double(period)) * 0.02);
   return t;
+}
+
+/// Whether `program` is an executable file on the PATH.
+bool onPath(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "";
+  for (size_t start = 0, end; start <= dirs.size(); start = end + 1) {
+    end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = dirs.substr(start, end - start);
+    if (!dir.empty() && access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+  }
+  return false;
+}
+
+/// FILE.png beside FILE.csv, plotted by gnuplot when it is installed: the
+/// training loss and the test accuracy per epoch. Says what it did.
+void plot(const std::string& csv) {
+  if (!onPath("gnuplot")) {
+    std::printf("(no PNG of the curve: gnuplot is not installed)\n");
+    return;
+  }
+  const std::string png = csv.substr(0, csv.rfind('.')) + ".png";
+  FILE* gnuplot = popen("gnuplot", "w");
+  if (!gnuplot) return;
+  std::fprintf(gnuplot,
+               "set terminal png size 800,500\nset output '%s'\nset datafile separator ','\n"
+               "set key autotitle columnhead\nset xlabel 'epoch'\nset ylabel 'training loss'\n"
+               "set y2label 'test accuracy (%%)'\nset ytics nomirror\nset y2tics\n"
+               "plot '%s' using 1:3 with linespoints title 'training loss', "
+               "'' using 1:4 axes x1y2 with linespoints title 'test accuracy'\n",
+               png.c_str(), csv.c_str());
+  if (pclose(gnuplot) == 0)
+    std::printf("plot: %s\n", png.c_str());
+  else
+    std::printf("(gnuplot could not plot %s)\n", png.c_str());
 }
 
 std::string duration(double seconds) {
@@ -397,6 +434,7 @@ int main(int argc, char** argv) {
   if (curve) {
     std::fclose(curve);
     std::printf("loss and accuracy per epoch: %s\n", c.curve.c_str());
+    plot(c.curve);
   }
   std::printf("final test accuracy: %.2f%% after %d epochs (%.1f s in all)\n", accuracy, c.epochs,
               since(start));
