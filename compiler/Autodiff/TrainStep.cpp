@@ -6,7 +6,8 @@
 // one sgd_step or adam_step per parameter, each taking the learning rate as
 // data (lr_from). Parameters and optimizer state are donated, so the memory
 // plan writes every update over the tensor it replaces, and the updates of
-// all parameters share one launch (spectral-fuse).
+// all parameters share one launch (spectral-fuse; not plain SGD, whose
+// zero velocities are constants a shared launch does not read).
 //
 //===----------------------------------------------------------------------===//
 #include "compiler/Autodiff/Passes.h"

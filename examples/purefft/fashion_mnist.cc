@@ -96,6 +96,12 @@ spectral::Expected<Dataset> load_fashion_mnist(const std::string& dir, const std
   if (*magic != 0x00000801)
     return spectral::Status::error(labels.path() + ": not an IDX file of uint8 labels (magic " +
                                    std::to_string(*magic) + ", expected 2049)");
+  // Fashion-MNIST has 60000 and 10000: a count far beyond is a damaged
+  // header, refused before any allocation.
+  constexpr uint32_t kMostImages = 1000000;
+  if (dims[0] == 0 || dims[0] > kMostImages)
+    return spectral::Status::error(images.path() + ": the header says " + std::to_string(dims[0]) +
+                                   " images; expected 1 to " + std::to_string(kMostImages));
   if (*count != dims[0])
     return spectral::Status::error(labels.path() + ": " + std::to_string(*count) +
                                    " labels for " + std::to_string(dims[0]) + " images");

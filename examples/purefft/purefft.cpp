@@ -61,7 +61,7 @@ struct Config {
   std::string settings() const {
     return "batch=" + std::to_string(batch) + " patterns=" + std::to_string(patterns) +
            " layers=" + std::to_string(layers) + " train_limit=" + std::to_string(train_limit) +
-           " seed=" + std::to_string(seed);
+           " seed=" + std::to_string(seed) + " lr=" + std::to_string(lr);
   }
 };
 
@@ -86,9 +86,9 @@ Expected<Config> parse(int argc, char** argv) {
     auto number = [&](double low) -> Expected<double> {
       char* end = nullptr;
       const double v = std::strtod(value.c_str(), &end);
-      if (value.empty() || *end || !(v >= low))
-        return Status::error(name + ": expected a number >= " + std::to_string(int64_t(low)) +
-                             ", got '" + value + "'");
+      if (value.empty() || *end || !(v >= low) || !(v <= 1e12))
+        return Status::error(name + ": expected a number from " + std::to_string(int64_t(low)) +
+                             " to 10^12, got '" + value + "'");
       return v;
     };
     Expected<double> v = 0.0;
@@ -216,7 +216,15 @@ void plot(const std::string& csv) {
     std::printf("(no PNG of the curve: gnuplot is not installed)\n");
     return;
   }
-  const std::string png = csv.substr(0, csv.rfind('.')) + ".png";
+  if (csv.find_first_of("'\"\n") != std::string::npos) {
+    std::printf("(no PNG of the curve: its path has a quote or a newline)\n");
+    return;
+  }
+  const size_t slash = csv.rfind('/'), dot = csv.rfind('.');
+  const std::string png =
+      (dot != std::string::npos && (slash == std::string::npos || dot > slash) ? csv.substr(0, dot)
+                                                                               : csv) +
+      ".png";
   FILE* gnuplot = popen("gnuplot", "w");
   if (!gnuplot) return;
   std::fprintf(gnuplot,
@@ -352,15 +360,27 @@ int main(int argc, char** argv) {
                   ", this run has " + c.settings());
     for (size_t i = 0; i < names.size(); ++i) {
       const Tensor* t = saved->tensor(names[i]);
-      if (!t || t->dtype() != state[i].dtype() || t->shape() != state[i].shape())
-        return fail(c.resume + ": no tensor '" + names[i] + "' of type " + state[i].type_string());
+      if (!t) return fail(c.resume + ": no tensor '" + names[i] + "'");
+      if (t->dtype() != state[i].dtype() || t->shape() != state[i].shape())
+        return fail(c.resume + ": tensor '" + names[i] + "' is " + t->type_string() + ", expected " +
+                    state[i].type_string());
       std::memcpy(state[i].data(), t->data(), t->bytes());
     }
     for (const char* key : {"random", "epoch", "step"})
       if (!saved->value(key)) return fail(c.resume + ": no '" + key + "' in the checkpoint");
-    std::istringstream(*saved->value("random")) >> random;
-    firstEpoch = std::atoi(saved->value("epoch")->c_str()) + 1;
-    global = std::atoll(saved->value("step")->c_str());
+    std::istringstream generator(*saved->value("random"));
+    generator >> random;
+    char* end = nullptr;
+    const long epoch = std::strtol(saved->value("epoch")->c_str(), &end, 10);
+    const bool epochOk = !saved->value("epoch")->empty() && !*end;
+    const long long stepCount = std::strtoll(saved->value("step")->c_str(), &end, 10);
+    const bool stepOk = !saved->value("step")->empty() && !*end;
+    if (generator.fail() || !epochOk || !stepOk || epoch < 1 || epoch > 1000000 ||
+        stepCount != epoch * (train->count / c.batch))
+      return fail(c.resume + ": its 'random', 'epoch' or 'step' is damaged (epoch '" +
+                  *saved->value("epoch") + "', step '" + *saved->value("step") + "')");
+    firstEpoch = int(epoch) + 1;
+    global = stepCount;
     if (firstEpoch > c.epochs)
       return fail("--epochs=" + std::to_string(c.epochs) + ": " + c.resume +
                   " is after epoch " + std::to_string(firstEpoch - 1) + " already");
@@ -379,9 +399,11 @@ int main(int argc, char** argv) {
     return spectral::save_checkpoint(c.checkpoint, checkpoint);
   };
 
-  FILE* curve = c.curve.empty() ? nullptr : std::fopen(c.curve.c_str(), "w");
+  // A resumed run appends to the curve the run it continues wrote.
+  const bool appending = !c.resume.empty() && !c.curve.empty() && access(c.curve.c_str(), F_OK) == 0;
+  FILE* curve = c.curve.empty() ? nullptr : std::fopen(c.curve.c_str(), appending ? "a" : "w");
   if (!c.curve.empty() && !curve) return fail(c.curve + ": " + std::strerror(errno));
-  if (curve) std::fprintf(curve, "epoch,step,train_loss,test_accuracy,seconds\n");
+  if (curve && !appending) std::fprintf(curve, "epoch,step,train_loss,test_accuracy,seconds\n");
   const bool terminal = isatty(2);
   const int64_t steps = train->count / c.batch;  // the last partial batch is left out
   std::vector<int64_t> order(size_t(train->count));

@@ -10,7 +10,8 @@
 // a header with its format version, size and SHA-256; loading checks all of
 // them and every tensor's size, and names the file and what is wrong. Saving
 // writes a temporary file and renames it over the target, so a crash leaves
-// the previous checkpoint whole.
+// the previous checkpoint whole. A checkpoint holds up to 2 GiB (FlatBuffers'
+// limit); saving more is an error.
 #pragma once
 
 #include "spectral/status.h"

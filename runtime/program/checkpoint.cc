@@ -13,8 +13,9 @@ namespace {
 namespace fb = spectral::ckpt;
 
 constexpr ContainerFormat kFormat{{'S', 'P', 'E', 'C', 'C', 'K', 'P', 'T'}, 1, 0, "checkpoint"};
-/// The largest checkpoint read, as for artifacts.
-constexpr uint64_t kMaxCheckpointBytes = uint64_t(1) << 34;
+/// The largest payload: FlatBuffers addresses a buffer with 32-bit offsets
+/// (2 GiB); a bit is left for names and metadata.
+constexpr uint64_t kMaxCheckpointBytes = (uint64_t(1) << 31) - (uint64_t(1) << 20);
 
 /// The error of a duplicate name among `names`, or ok.
 Status unique(const std::vector<std::string>& names, const std::string& what,
@@ -45,6 +46,13 @@ Status save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
   for (const auto& entry : checkpoint.metadata) keys.push_back(entry.first);
   if (Status status = unique(names, "tensor", path + ": cannot save: "); !status) return status;
   if (Status status = unique(keys, "key", path + ": cannot save: "); !status) return status;
+  uint64_t total = 0;
+  for (const auto& entry : checkpoint.tensors) total += entry.second.bytes();
+  for (const auto& [key, value] : checkpoint.metadata) total += key.size() + value.size();
+  if (total > kMaxCheckpointBytes)
+    return Status::error(path + ": cannot save: " + std::to_string(total) +
+                         " bytes of tensors and metadata, more than a checkpoint holds (" +
+                         std::to_string(kMaxCheckpointBytes) + " bytes: FlatBuffers' 2 GiB)");
   flatbuffers::FlatBufferBuilder b(1 << 16);
   std::vector<flatbuffers::Offset<fb::NamedTensor>> tensors;
   for (const auto& [name, t] : checkpoint.tensors) {
@@ -64,7 +72,7 @@ Status save_checkpoint(const std::string& path, const Checkpoint& checkpoint) {
 
 Expected<Checkpoint> load_checkpoint(const std::string& path) {
   StatusOr<std::vector<uint8_t>> bytes =
-      read_regular_file(path, kMaxCheckpointBytes + kContainerHeaderBytes, "checkpoint");
+      read_regular_file(path, (uint64_t(1) << 31) + kContainerHeaderBytes, "checkpoint");
   if (!bytes) return bytes.status();
   StatusOr<std::pair<const uint8_t*, size_t>> payload = unwrap_payload(kFormat, *bytes, path);
   if (!payload) return payload.status();

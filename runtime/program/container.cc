@@ -100,8 +100,8 @@ StatusOr<std::vector<uint8_t>> read_regular_file(const std::string& path, uint64
   if (!S_ISREG(info.st_mode)) return Status::error(path + ": not a regular file");
   if (uint64_t(info.st_size) > most)
     return Status::error(path + ": " + std::to_string(info.st_size) + " bytes, more than " +
-                         (std::string(what) == "artifact" ? "an " : "a ") + what +
-                         " may hold (2^34 bytes)");
+                         (std::string(what) == "artifact" ? "an " : "a ") + what + " may hold (" +
+                         std::to_string(most) + " bytes)");
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::error(path + ": cannot read: " + std::strerror(errno));
   std::vector<uint8_t> bytes(size_t(info.st_size));

@@ -138,19 +138,11 @@ public:
   Location loc;
 };
 
-/// Swaps the last two axes of a rank >= 2 tensor.
-SmallVector<int64_t> swapLastTwo(int64_t rank) {
+/// The permutation of `rank` axes that swaps axes `a` and `b`.
+SmallVector<int64_t> swapAxes(int64_t rank, int64_t a, int64_t b) {
   SmallVector<int64_t> perm(rank);
   std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  return perm;
-}
-
-/// Swaps the first two axes.
-SmallVector<int64_t> swapFirstTwo(int64_t rank) {
-  SmallVector<int64_t> perm(rank);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::swap(perm[0], perm[1]);
+  std::swap(perm[a], perm[b]);
   return perm;
 }
 
@@ -559,8 +551,9 @@ LogicalResult MatmulOp::buildGradients(OpBuilder &b, ValueRange g,
   // dA = g B^H, dB = A^H g, each summed over the batch dims it broadcast along.
   Rule r(b, *this);
   Value lhs = getLhs(), rhs = getRhs();
-  Value rhsH = r.conj(r.transpose(rhs, swapLastTwo(Rule::type(rhs).getRank())));
-  Value lhsH = r.conj(r.transpose(lhs, swapLastTwo(Rule::type(lhs).getRank())));
+  const int64_t rl = Rule::type(lhs).getRank(), rr = Rule::type(rhs).getRank();
+  Value rhsH = r.conj(r.transpose(rhs, swapAxes(rr, rr - 1, rr - 2)));
+  Value lhsH = r.conj(r.transpose(lhs, swapAxes(rl, rl - 1, rl - 2)));
   out.push_back(r.unbroadcast(b.create<MatmulOp>(getLoc(), g[0], rhsH), lhs));
   out.push_back(r.unbroadcast(b.create<MatmulOp>(getLoc(), lhsH, g[0]), rhs));
   return success();
@@ -572,8 +565,8 @@ LogicalResult ChannelMixOp::buildGradients(OpBuilder &b, ValueRange g,
   // dw[i,o,s] = sum_b conj(x[b,i,s]) g[b,o,s] = mix(x^H over (b, i), g).
   Rule r(b, *this);
   Value x = getX(), w = getWeights();
-  Value wH = r.conj(r.transpose(w, swapFirstTwo(Rule::type(w).getRank())));
-  Value xH = r.conj(r.transpose(x, swapFirstTwo(Rule::type(x).getRank())));
+  Value wH = r.conj(r.transpose(w, swapAxes(Rule::type(w).getRank(), 0, 1)));
+  Value xH = r.conj(r.transpose(x, swapAxes(Rule::type(x).getRank(), 0, 1)));
   out.push_back(b.create<ChannelMixOp>(getLoc(), g[0], wH));
   out.push_back(b.create<ChannelMixOp>(getLoc(), xH, g[0]));
   return success();
