@@ -528,6 +528,55 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
   }
 };
 
+/// sum_k x[..., 0, k] * w[n, k] over the last axis = matmul(x as [M, K],
+/// w^T) as [..., n]: a contraction with a matrix written as a broadcast
+/// product and a sum (PureFFT's class scores, B x 1 x F times 10 x F) runs as
+/// a matmul, and its gradient (autodiff) is two matmuls instead of a
+/// B x 10 x F broadcast. One factor is a matrix [N, K] (rank 2, N > 1); the
+/// other has a 1 at the product's second-last axis and K at its last, and
+/// more than one row (M > 1); the product has no other broadcasting. Floats reassociate, as in the folds above.
+struct ContractionAsMatmul : OpRewritePattern<ReduceSumOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ReduceSumOp op, PatternRewriter &rewriter) const override {
+    auto product = op.getX().getDefiningOp<MulOp>();
+    if (!product || !product->hasOneUse())
+      return failure();
+    auto full = cast<RankedTensorType>(product.getType());
+    const int64_t rank = full.getRank();
+    if (rank < 2 || op.getAxes().size() != 1 || op.getAxes()[0] != rank - 1)
+      return failure();
+    const int64_t k = full.getDimSize(rank - 1), n = full.getDimSize(rank - 2);
+    if (k < 2 || n < 2)
+      return failure();
+    for (int side = 0; side < 2; ++side) {
+      Value matrix = side == 0 ? product.getLhs() : product.getRhs();
+      Value row = side == 0 ? product.getRhs() : product.getLhs();
+      auto matrixType = cast<RankedTensorType>(matrix.getType());
+      auto rowType = cast<RankedTensorType>(row.getType());
+      if (matrixType.getShape() != ArrayRef<int64_t>{n, k})
+        continue;
+      SmallVector<int64_t> aligned = alignedTo(rowType.getShape(), rank);
+      if (aligned[rank - 2] != 1 || aligned[rank - 1] != k ||
+          ArrayRef<int64_t>(aligned).drop_back(2) != full.getShape().drop_back(2))
+        continue;
+      int64_t m = 1;
+      for (int64_t d : rowType.getShape().drop_back())
+        m *= d;
+      if (m < 2)
+        continue; // a vector times a matrix: the fused reduction reads it as well
+      Location loc = op.getLoc();
+      Type element = full.getElementType();
+      Value flat = rewriter.create<ReshapeOp>(loc, RankedTensorType::get({m, k}, element), row);
+      Value transposed = rewriter.create<TransposeOp>(loc, matrix, rewriter.getDenseI64ArrayAttr({1, 0}));
+      Value scores = rewriter.create<MatmulOp>(loc, flat, transposed);
+      rewriter.replaceOpWithNewOp<ReshapeOp>(op, op.getType(), scores);
+      return success();
+    }
+    return failure();
+  }
+};
+
 /// (x * c1) * c2 = x * (c1 * c2) for constants c1 and c2 (either operand
 /// order): a chain of scalings becomes one, the constants' product folding
 /// at compile time. Floats reassociate, as in the folds above.
@@ -750,7 +799,7 @@ void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRCo
 }
 
 void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
-  results.add<FactorOutOfReduction<ReduceSumOp>>(context);
+  results.add<FactorOutOfReduction<ReduceSumOp>, ContractionAsMatmul>(context);
 }
 
 void ReduceMeanOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

@@ -744,6 +744,41 @@ func.func @factor_out_of_sum(%w: tensor<1x8x16xf32>, %x: tensor<4x1x16xf32>) -> 
 
 // -----
 
+// A sum over the last axis of rows times a matrix is a matmul: PureFFT's
+// class scores (features [B,1,F] times class patterns [C,F]).
+// CHECK-LABEL: func.func @contraction_as_matmul
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x1x16xf32>, %[[C:.*]]: tensor<10x16xf32>)
+// CHECK-NEXT:    %[[R:.*]] = spectral.reshape %[[X]] : tensor<4x1x16xf32> -> tensor<4x16xf32>
+// CHECK-NEXT:    %[[T:.*]] = spectral.transpose %[[C]] perm [1, 0] : tensor<10x16xf32>
+// CHECK-NEXT:    %[[M:.*]] = spectral.matmul %[[R]], %[[T]] : tensor<4x16xf32>, tensor<16x10xf32>
+// CHECK-NEXT:    return %[[M]]
+func.func @contraction_as_matmul(%x: tensor<4x1x16xf32>, %c: tensor<10x16xf32>) -> tensor<4x10xf32> {
+  %p = spectral.mul %x, %c : tensor<4x1x16xf32>, tensor<10x16xf32>
+  %s = spectral.reduce_sum %p axes [2] : tensor<4x10x16xf32>
+  return %s : tensor<4x10xf32>
+}
+
+// -----
+
+// Not for one row (a vector times a matrix stays a fused reduction), another
+// axis, or a product broadcast along the rows too.
+// CHECK-LABEL: func.func @contraction_not_matmul
+// CHECK-NOT:     spectral.matmul
+// CHECK:         return
+func.func @contraction_not_matmul(%v: tensor<1x16xf32>, %c: tensor<10x16xf32>, %x: tensor<4x1x16xf32>,
+                                  %b: tensor<4x10x16xf32>)
+    -> (tensor<10xf32>, tensor<4x16xf32>, tensor<4x10xf32>) {
+  %p = spectral.mul %v, %c : tensor<1x16xf32>, tensor<10x16xf32>
+  %s = spectral.reduce_sum %p axes [1] : tensor<10x16xf32>
+  %q = spectral.mul %x, %c : tensor<4x1x16xf32>, tensor<10x16xf32>
+  %t = spectral.reduce_sum %q axes [1] : tensor<4x10x16xf32>
+  %r = spectral.mul %b, %c : tensor<4x10x16xf32>, tensor<10x16xf32>
+  %u = spectral.reduce_sum %r axes [2] : tensor<4x10x16xf32>
+  return %s, %t, %u : tensor<10xf32>, tensor<4x16xf32>, tensor<4x10xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @factor_out_of_mean_keepdims
 // CHECK-SAME:    (%[[W:.*]]: tensor<1x8x16xcomplex<f32>>, %[[X:.*]]: tensor<4x1x16xcomplex<f32>>)
 // CHECK-NEXT:    %[[S:.*]] = spectral.reduce_mean %[[W]] axes [1] keepdims

@@ -39,6 +39,8 @@
 // RUN: spectral-run %t --function=fold_add_mul_div --random-inputs --seed=5 | diff %t.fold_add_mul_div -
 // RUN: spectral-run %s --function=factor_out_of_reduction --random-inputs --seed=5 > %t.factor_out_of_reduction
 // RUN: spectral-run %t --function=factor_out_of_reduction --random-inputs --seed=5 | diff %t.factor_out_of_reduction -
+// RUN: spectral-run %s --function=contraction_as_matmul --random-inputs --seed=5 > %t.contraction
+// RUN: spectral-run %t --function=contraction_as_matmul --random-inputs --seed=5 | diff %t.contraction -
 // RUN: spectral-run %s --function=factor_out_of_lower_rank --random-inputs --seed=5 > %t.lower
 // RUN: spectral-run %t --function=factor_out_of_lower_rank --random-inputs --seed=5 | diff %t.lower -
 // RUN: spectral-run %s --function=scaling_chain --random-inputs --seed=5 > %t.scaling
@@ -227,6 +229,16 @@ func.func @cross_entropy_of_log_softmax(%x: tensor<6x10xf64>, %l: tensor<6xi32>)
   %s = spectral.log_softmax %x axis 1 : tensor<6x10xf64>
   %e = spectral.cross_entropy %s, %l : tensor<6x10xf64>, tensor<6xi32>
   return %e : tensor<f64>
+}
+
+// FOLDED-LABEL: func.func @contraction_as_matmul
+// FOLDED: spectral.matmul
+// FOLDED-NOT: tensor<3x5x7xcomplex<f64>>
+func.func @contraction_as_matmul(%x: tensor<3x1x7xcomplex<f64>>, %c: tensor<5x7xcomplex<f64>>)
+    -> tensor<3x5xcomplex<f64>> {
+  %p = spectral.mul %x, %c : tensor<3x1x7xcomplex<f64>>, tensor<5x7xcomplex<f64>>
+  %s = spectral.reduce_sum %p axes [2] : tensor<3x5x7xcomplex<f64>>
+  return %s : tensor<3x5xcomplex<f64>>
 }
 
 // FOLDED-LABEL: func.func @factor_out_of_lower_rank
