@@ -35,13 +35,6 @@ bool isFloatTensor(Type type) {
                     isa<ComplexType>(tensor.getElementType()));
 }
 
-/// A constant `value` of `type` (a splat).
-Value splat(OpBuilder &b, Location loc, Type type, double value) {
-  auto tensor = cast<RankedTensorType>(type);
-  return b.create<sp::ConstantOp>(loc, tensor,
-                                  cast<ElementsAttr>(sp::constantElements(tensor, {value})));
-}
-
 /// The arguments to differentiate: `wrt`, checked, or every float argument.
 FailureOr<SmallVector<unsigned>> chooseArguments(func::FuncOp forward, ArrayRef<unsigned> wrt) {
   SmallVector<unsigned> chosen;
@@ -98,7 +91,7 @@ FailureOr<SmallVector<Value>> backward(func::FuncOp grad, ArrayRef<unsigned> arg
 
   OpBuilder b(ret);
   llvm::DenseMap<Value, Value> gradients;
-  if (active(loss)) gradients[loss] = splat(b, loss.getLoc(), loss.getType(), 1.0);
+  if (active(loss)) gradients[loss] = splatConstant(b, loss.getLoc(), loss.getType(), 1.0);
   for (Operation *op : llvm::reverse(ops)) {
     if (llvm::none_of(op->getResults(), [&](Value v) { return gradients.count(v); }) ||
         llvm::none_of(op->getOperands(), active))
@@ -111,7 +104,7 @@ FailureOr<SmallVector<Value>> backward(func::FuncOp grad, ArrayRef<unsigned> arg
     SmallVector<Value> resultGradients;
     for (Value result : op->getResults()) {
       Value g = gradients.lookup(result);
-      resultGradients.push_back(g ? g : splat(b, op->getLoc(), result.getType(), 0.0));
+      resultGradients.push_back(g ? g : splatConstant(b, op->getLoc(), result.getType(), 0.0));
     }
     SmallVector<Value> operandGradients;
     if (failed(differentiable.buildGradients(b, resultGradients, operandGradients)))
@@ -141,7 +134,7 @@ FailureOr<SmallVector<Value>> backward(func::FuncOp grad, ArrayRef<unsigned> arg
   for (unsigned i : arguments) {
     Value argument = grad.getArgument(i);
     Value g = gradients.lookup(argument);
-    results.push_back(g ? g : splat(b, grad.getLoc(), argument.getType(), 0.0));
+    results.push_back(g ? g : splatConstant(b, grad.getLoc(), argument.getType(), 0.0));
   }
   return results;
 }
@@ -156,6 +149,12 @@ void eraseDeadOps(func::FuncOp function) {
 }
 
 } // namespace
+
+Value splatConstant(OpBuilder &b, Location loc, Type type, double value) {
+  auto tensor = cast<RankedTensorType>(type);
+  return b.create<sp::ConstantOp>(loc, tensor,
+                                  cast<ElementsAttr>(sp::constantElements(tensor, {value})));
+}
 
 void replaceResults(func::FuncOp function, ArrayRef<Value> values) {
   auto ret = cast<func::ReturnOp>(function.front().getTerminator());

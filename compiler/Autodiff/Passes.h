@@ -26,6 +26,10 @@ mlir::FailureOr<mlir::func::FuncOp> differentiate(mlir::func::FuncOp forward,
                                                   llvm::ArrayRef<unsigned> wrt,
                                                   llvm::StringRef name);
 
+/// A spectral.constant of `type` (a ranked tensor) with `value` in every element.
+mlir::Value splatConstant(mlir::OpBuilder &builder, mlir::Location loc, mlir::Type type,
+                          double value);
+
 /// Makes `values` the results of `function` (one block): its return, type
 /// and result attributes (the first result keeps its own).
 void replaceResults(mlir::func::FuncOp function, llvm::ArrayRef<mlir::Value> values);

@@ -26,12 +26,6 @@ namespace sp = mlir::spectral;
 
 namespace {
 
-Value zeros(OpBuilder &b, Location loc, Type type) {
-  auto tensor = cast<RankedTensorType>(type);
-  return b.create<sp::ConstantOp>(loc, tensor,
-                                  cast<ElementsAttr>(sp::constantElements(tensor, {0.0})));
-}
-
 /// The real counterpart of a parameter's type (Adam's second moment).
 Type realType(Type type) {
   auto tensor = cast<RankedTensorType>(type);
@@ -97,7 +91,7 @@ FailureOr<func::FuncOp> trainStep(func::FuncOp forward, ArrayRef<unsigned> param
       newStates.push_back(update.getNewM());
       newStates.push_back(update.getNewV());
     } else {
-      Value v = velocity ? states[k][0] : zeros(b, loc, param.getType());
+      Value v = velocity ? states[k][0] : splatConstant(b, loc, param.getType(), 0.0);
       auto update = b.create<sp::SgdStepOp>(
           loc, param, grad, v, lr, FloatAttr(), b.getF64FloatAttr(options.momentum),
           b.getF64FloatAttr(options.weightDecay), options.nesterov ? b.getUnitAttr() : UnitAttr());

@@ -1,20 +1,14 @@
 // artifact.h - a compiled Program as a .spx file, and back.
 //
-// A file is a fixed header and a FlatBuffers payload (runtime/schemas/program.fbs):
-//
-//   bytes  0..7   "SPECTRAL"
-//          8..9   format major version (little endian); a newer major is refused
-//         10..11  format minor version; newer minors only add fields
-//         12..15  zero
-//         16..23  payload size in bytes
-//         24..55  SHA-256 of the payload
-//         56..    the payload (FlatBuffers, file identifier "SPX1")
+// A file is the container of runtime/program/container.h (magic "SPECTRAL",
+// format version, payload size, SHA-256) around a FlatBuffers payload
+// (runtime/schemas/program.fbs, file identifier "SPX1").
 //
 // Reading checks, in order, and names the file and what is wrong on any
-// failure (never a crash): the header, the version, the size against the
-// file's, the checksum, the FlatBuffers verifier, then Program::validate.
-// Writing goes to a temporary file renamed over the target, so a failure
-// leaves no half-written artifact.
+// failure (never a crash): the container's header, version, size and
+// checksum, the FlatBuffers verifier, then Program::validate. Writing goes to
+// a temporary file renamed over the target, so a failure leaves no
+// half-written artifact.
 #pragma once
 
 #include "runtime/program/program.h"

@@ -95,17 +95,16 @@ Expected<Checkpoint> load_checkpoint(const std::string& path) {
       for (int64_t d : shape)
         if (d < 0) return bad("tensor '" + name + "' has a negative dimension");
       const DType dtype = DType(t->dtype());
-      // Sizes past int64 are refused before any allocation.
-      long double elements = 1;
-      for (int64_t d : shape) elements *= (long double)d;
+      // The size a tensor of this type needs (Tensor's sizes saturate on
+      // overflow), refused when huge before any allocation.
+      const size_t needed = Tensor::view(nullptr, dtype, shape).bytes();
       const size_t stored = t->data() ? t->data()->size() : 0;
-      if (elements * dtype_size(dtype) > (long double)(uint64_t(1) << 62))
+      if (needed > (size_t(1) << 62))
         return bad("tensor '" + name + "' of type " + type_string(dtype, shape) +
                    " is larger than 2^62 bytes");
-      if (elements * dtype_size(dtype) != (long double)stored)
+      if (needed != stored)
         return bad("tensor '" + name + "' holds " + std::to_string(stored) + " bytes, its type " +
-                   type_string(dtype, shape) + " needs " +
-                   std::to_string((unsigned long long)(elements * dtype_size(dtype))));
+                   type_string(dtype, shape) + " needs " + std::to_string(needed));
       Tensor tensor = Tensor::zeros(dtype, shape);
       if (stored) std::memcpy(tensor.data(), t->data()->data(), stored);
       out.tensors.push_back({name, std::move(tensor)});

@@ -18,6 +18,11 @@ void put_le(uint8_t* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out[i] = uint8_t(value >> (8 * i));
 }
 
+/// "an artifact", "a checkpoint".
+std::string withArticle(const std::string& what) {
+  return (what.find_first_of("aeiou") == 0 ? "an " : "a ") + what;
+}
+
 uint64_t get_le(const uint8_t* in, int bytes) {
   uint64_t value = 0;
   for (int i = 0; i < bytes; ++i) value |= uint64_t(in[i]) << (8 * i);
@@ -53,8 +58,7 @@ StatusOr<std::pair<const uint8_t*, size_t>> unwrap_payload(const ContainerFormat
                          std::string(format.magic, sizeof format.magic) + "\" header)");
   if (bytes.size() < kContainerHeaderBytes)
     return Status::error(name + ": truncated: " + std::to_string(bytes.size()) +
-                         " bytes, shorter than " + (what == "artifact" ? "an " : "a ") + what +
-                         "'s header");
+                         " bytes, shorter than " + withArticle(what) + "'s header");
   const uint64_t major = get_le(&bytes[8], 2), minor = get_le(&bytes[10], 2);
   if (major != format.major)
     return Status::error(name + ": " + what + " format " + std::to_string(major) + "." +
@@ -100,7 +104,7 @@ StatusOr<std::vector<uint8_t>> read_regular_file(const std::string& path, uint64
   if (!S_ISREG(info.st_mode)) return Status::error(path + ": not a regular file");
   if (uint64_t(info.st_size) > most)
     return Status::error(path + ": " + std::to_string(info.st_size) + " bytes, more than " +
-                         (std::string(what) == "artifact" ? "an " : "a ") + what + " may hold (" +
+                         withArticle(what) + " may hold (" +
                          std::to_string(most) + " bytes)");
   std::ifstream file(path, std::ios::binary);
   if (!file) return Status::error(path + ": cannot read: " + std::strerror(errno));
