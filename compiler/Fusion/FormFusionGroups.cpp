@@ -93,6 +93,7 @@ struct Group {
   llvm::SmallPtrSet<Operation *, 4> recomputed;
   bool rowProgram = false;    // row reductions in sequence (formRowGroup)
   bool blockProgram = false;  // small work in one block (formBlockPrograms)
+  int64_t work = 0;           // a block program's element operations
 };
 
 /// Bytes of a value's tensor.
@@ -200,8 +201,41 @@ public:
         continue;
       }
       group.anchor = &first;
-      groups_.push_back(std::move(group));
+      group.work = work;
+      if (!joinASibling(group)) groups_.push_back(std::move(group));
     }
+  }
+
+  /// Horizontal fusion: a block program that reads a tensor an earlier one
+  /// reads too joins it while the work fits and no path leads from one
+  /// through an op outside into the other: the tensor is read once, by one
+  /// launch (PureFFT's pattern pool, read by every layer's selection in the
+  /// forward and the backward pass). Returns whether `group` joined one.
+  bool joinASibling(const Group &group) {
+    llvm::DenseSet<Value> reads;
+    for (Operation *op : group.ops)
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp(); !def || !group.ops.contains(def))
+          if (!def || !fusion::isSplatConstant(def)) reads.insert(operand);
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      Group &sibling = groups_[g];
+      if (!sibling.blockProgram || sibling.work + group.work > fusion::kMaxBlockProgramWork)
+        continue;
+      bool shares = llvm::any_of(sibling.ops, [&](Operation *op) {
+        return llvm::any_of(op->getOperands(), [&](Value v) { return reads.contains(v); });
+      });
+      if (!shares) continue;
+      llvm::SetVector<Operation *> members = sibling.ops;
+      members.insert(group.ops.begin(), group.ops.end());
+      if (closesACycle(members, nullptr)) continue;
+      for (Operation *op : group.ops) {
+        sibling.ops.insert(op);
+        groupOf_[op] = int(g);
+      }
+      sibling.work += group.work;
+      return true;
+    }
+    return false;
   }
 
   /// Whether elementwise `op` reads the result of an anchor a block program
@@ -278,8 +312,6 @@ private:
     return g >= 0 && groups_[g].recomputed.contains(producer);
   }
 
-  /// Whether adding `candidate` to `members` makes a path leave the group
-  /// and come back (the region would read what it computes).
   /// The ops that read `op`'s results once the regions exist: a group that
   /// recomputes `op` reads `op`'s operands instead, so its users of `op`
   /// become users of the ops `op` reads.
@@ -299,6 +331,8 @@ private:
     return users;
   }
 
+  /// Whether adding `candidate` (if any) to `members` makes a path leave
+  /// the group and come back (the region would read what it computes).
   bool closesACycle(const llvm::SetVector<Operation *> &members, Operation *candidate) const {
     auto inside = [&](Operation *op) { return op == candidate || members.contains(op); };
     llvm::SmallVector<Operation *> work;
@@ -308,7 +342,7 @@ private:
         if (!inside(user) && seen.insert(user).second) work.push_back(user);
     };
     for (Operation *op : members) pushUsersOf(op);
-    pushUsersOf(candidate);
+    if (candidate) pushUsersOf(candidate);
     llvm::DenseSet<int> groupsSeen;
     while (!work.empty()) {
       Operation *op = work.pop_back_val();

@@ -455,14 +455,66 @@ std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRe
   return out;
 }
 
-/// sum_P a * b = a' * sum_P b (and the same for the mean) when the factor a
-/// is constant along the reduced axes P (a size-1 or missing dim at each)
-/// and b spans them (the product's size at each; b may have a lower rank): the reduction reads b
-/// instead of the broadcast product, which is never formed (PureFFT's
-/// pattern weights times the features become one scale per layer). a' is a
-/// reshaped to the result's rank when the reduced dims are dropped. Floats
-/// reassociate, as in the folds above; integers wrap, and the identity holds
-/// modulo 2^n.
+/// The factors of the product `v`: the operands of its tree of muls of one
+/// element type, in operand order, at most kMaxFactors of them (a mul past
+/// that is one factor). Inner muls may have other uses: they stay for those.
+constexpr int kMaxFactors = 8;
+void flattenProduct(Value v, Type element, SmallVectorImpl<Value> &factors, int &budget) {
+  auto mul = v.getDefiningOp<MulOp>();
+  if (mul && budget > 0 && getElementTypeOrSelf(mul.getLhs().getType()) == element &&
+      getElementTypeOrSelf(mul.getRhs().getType()) == element) {
+    --budget;
+    flattenProduct(mul.getLhs(), element, factors, budget);
+    flattenProduct(mul.getRhs(), element, factors, budget);
+    return;
+  }
+  factors.push_back(v);
+}
+
+/// The numpy broadcast of the shapes of `values` (they broadcast: they are
+/// factors of one product).
+SmallVector<int64_t> broadcastShapeOf(ArrayRef<Value> values) {
+  SmallVector<int64_t> shape;
+  for (Value v : values)
+    shape = *broadcastShapes(shape, cast<RankedTensorType>(v.getType()).getShape());
+  return shape;
+}
+
+/// The product of `factors`, ordered by definition (arguments first) when
+/// they share a block, so that equal products read alike and CSE merges them.
+Value buildProduct(PatternRewriter &rewriter, Location loc, SmallVector<Value> factors) {
+  Block *block = factors.front().getParentBlock();
+  if (llvm::all_of(factors, [&](Value v) { return v.getParentBlock() == block; }))
+    llvm::stable_sort(factors, [](Value a, Value b) {
+      auto argA = dyn_cast<BlockArgument>(a), argB = dyn_cast<BlockArgument>(b);
+      if (argA || argB)
+        return argA && (!argB || argA.getArgNumber() < argB.getArgNumber());
+      if (a.getDefiningOp() != b.getDefiningOp())
+        return a.getDefiningOp()->isBeforeInBlock(b.getDefiningOp());
+      return cast<OpResult>(a).getResultNumber() < cast<OpResult>(b).getResultNumber();
+    });
+  Value product = factors.front();
+  for (Value factor : ArrayRef<Value>(factors).drop_front()) {
+    auto type = cast<RankedTensorType>(product.getType());
+    std::optional<SmallVector<int64_t>> shape =
+        broadcastShapes(type.getShape(), cast<RankedTensorType>(factor.getType()).getShape());
+    product = rewriter.create<MulOp>(loc, RankedTensorType::get(*shape, type.getElementType()),
+                                     product, factor);
+  }
+  return product;
+}
+
+/// sum_P a * b = a' * sum_P b (and the same for the mean) when the factors a
+/// are constant along the reduced axes P (a size-1 or missing dim at each)
+/// and the factors b span them (the product's size at each; b may have a
+/// lower rank): the reduction reads b instead of the broadcast product,
+/// which is never formed (PureFFT's pattern weights times the features
+/// become one scale per layer). The factors are those of the product's tree
+/// of muls, so in a gradient sum_b (dy * s3 * s2) * (x * s0 * s1) becomes
+/// (s0 * s1 * s2 * s3) * sum_b (dy * x), one reduction every layer shares.
+/// a' is reshaped to the result's rank when the reduced dims are dropped.
+/// Floats reassociate, as in the folds above; integers wrap, and the
+/// identity holds modulo 2^n.
 template <typename ReduceOp>
 struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
   using OpRewritePattern<ReduceOp>::OpRewritePattern;
@@ -478,53 +530,62 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
       return failure(); // nothing is summed
     if (llvm::any_of(axes, [&](int64_t p) { return full.getDimSize(p) == 0; }))
       return failure(); // a sum of nothing is 0, but a * 0 is NaN for an infinite a
-    for (int side = 0; side < 2; ++side) {
-      Value factor = side == 0 ? product.getLhs() : product.getRhs();
-      Value other = side == 0 ? product.getRhs() : product.getLhs();
-      auto factorType = cast<RankedTensorType>(factor.getType());
-      auto otherType = cast<RankedTensorType>(other.getType());
-      SmallVector<int64_t> aligned = alignedTo(factorType.getShape(), rank);
-      // The other factor may have a lower rank (it broadcasts along the
-      // leading axes), but it spans every reduced axis.
-      const int64_t offset = rank - otherType.getRank();
-      if (!llvm::all_of(axes, [&](int64_t p) {
-            return p >= offset && aligned[p] == 1 &&
-                   otherType.getDimSize(p - offset) == full.getDimSize(p);
-          }))
-        continue;
-      SmallVector<int64_t> otherAxes;
-      for (int64_t p : axes) otherAxes.push_back(p - offset);
 
-      SmallVector<int64_t> scaleShape(factorType.getShape());
-      if (!op.getKeepdims()) {
-        scaleShape.clear();
-        for (int64_t d = 0; d < rank; ++d)
-          if (!llvm::is_contained(axes, d))
-            scaleShape.push_back(aligned[d]);
-      }
-      SmallVector<int64_t> reducedShape;
-      for (int64_t d = 0; d < otherType.getRank(); ++d) {
-        bool summed = llvm::is_contained(otherAxes, d);
-        if (!summed || op.getKeepdims())
-          reducedShape.push_back(summed ? 1 : otherType.getDimSize(d));
-      }
-      auto resultType = cast<RankedTensorType>(op.getType());
-      std::optional<SmallVector<int64_t>> shape = broadcastShapes(scaleShape, reducedShape);
-      if (!shape || ArrayRef<int64_t>(*shape) != resultType.getShape())
-        continue;
-
-      Location loc = op.getLoc();
-      Value reduced = rewriter.create<ReduceOp>(loc, other, rewriter.getDenseI64ArrayAttr(otherAxes),
-                                                op.getKeepdimsAttr());
-      Value scale = factor;
-      if (ArrayRef<int64_t>(scaleShape) != factorType.getShape())
-        scale = rewriter.create<ReshapeOp>(
-            loc, RankedTensorType::get(scaleShape, factorType.getElementType()), factor);
-      Value lhs = side == 0 ? scale : reduced, rhs = side == 0 ? reduced : scale;
-      rewriter.replaceOpWithNewOp<MulOp>(op, resultType, lhs, rhs);
-      return success();
+    SmallVector<Value> factors, constant, spanning;
+    int budget = kMaxFactors - 1;
+    flattenProduct(product, full.getElementType(), factors, budget);
+    for (Value factor : factors) {
+      SmallVector<int64_t> aligned =
+          alignedTo(cast<RankedTensorType>(factor.getType()).getShape(), rank);
+      bool flat = llvm::all_of(axes, [&](int64_t p) { return aligned[p] == 1; });
+      (flat ? constant : spanning).push_back(factor);
     }
-    return failure();
+    if (constant.empty() || spanning.empty())
+      return failure();
+    SmallVector<int64_t> factorShape = broadcastShapeOf(constant);
+    SmallVector<int64_t> otherShape = broadcastShapeOf(spanning);
+    SmallVector<int64_t> aligned = alignedTo(factorShape, rank);
+    // The spanning factors may have a lower rank (they broadcast along the
+    // leading axes), but together they span every reduced axis.
+    const int64_t offset = rank - int64_t(otherShape.size());
+    if (!llvm::all_of(axes, [&](int64_t p) {
+          return p >= offset && otherShape[p - offset] == full.getDimSize(p);
+        }))
+      return failure();
+    SmallVector<int64_t> otherAxes;
+    for (int64_t p : axes) otherAxes.push_back(p - offset);
+
+    SmallVector<int64_t> scaleShape(factorShape);
+    if (!op.getKeepdims()) {
+      scaleShape.clear();
+      for (int64_t d = 0; d < rank; ++d)
+        if (!llvm::is_contained(axes, d))
+          scaleShape.push_back(aligned[d]);
+    }
+    SmallVector<int64_t> reducedShape;
+    for (int64_t d = 0; d < int64_t(otherShape.size()); ++d) {
+      bool summed = llvm::is_contained(otherAxes, d);
+      if (!summed || op.getKeepdims())
+        reducedShape.push_back(summed ? 1 : otherShape[d]);
+    }
+    auto resultType = cast<RankedTensorType>(op.getType());
+    std::optional<SmallVector<int64_t>> shape = broadcastShapes(scaleShape, reducedShape);
+    if (!shape || ArrayRef<int64_t>(*shape) != resultType.getShape())
+      return failure();
+
+    Location loc = op.getLoc();
+    Value other = buildProduct(rewriter, loc, spanning);
+    Value reduced = rewriter.create<ReduceOp>(loc, other, rewriter.getDenseI64ArrayAttr(otherAxes),
+                                              op.getKeepdimsAttr());
+    Value scale = buildProduct(rewriter, loc, constant);
+    if (ArrayRef<int64_t>(scaleShape) != ArrayRef<int64_t>(factorShape))
+      scale = rewriter.create<ReshapeOp>(
+          loc, RankedTensorType::get(scaleShape, full.getElementType()), scale);
+    // The operands keep the order of the product's first factor.
+    bool scaleFirst = factors.front() == constant.front();
+    Value lhs = scaleFirst ? scale : reduced, rhs = scaleFirst ? reduced : scale;
+    rewriter.replaceOpWithNewOp<MulOp>(op, resultType, lhs, rhs);
+    return success();
   }
 };
 
@@ -788,6 +849,34 @@ struct TransformBetweenTransposes : OpRewritePattern<TransposeOp> {
   }
 };
 
+/// transpose(matmul(a, b)) = matmul(b^T, a^T) for matrices, when that
+/// transposes fewer elements: a transpose of an operand that is itself a
+/// transpose cancels, the others fold into the matmul's loads (a weight
+/// gradient, x^T dy, transposed into the weight's layout is dy^T x).
+struct TransposeOfMatmul : OpRewritePattern<TransposeOp> {
+  using OpRewritePattern<TransposeOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(TransposeOp op, PatternRewriter &rewriter) const override {
+    auto matmul = op.getX().getDefiningOp<MatmulOp>();
+    if (!matmul || !matmul->hasOneUse() || op.getPerm() != ArrayRef<int64_t>{1, 0})
+      return failure();
+    auto moved = [](Value v) -> int64_t {  // elements a transpose of v copies
+      return v.getDefiningOp<TransposeOp>() ? 0 : cast<RankedTensorType>(v.getType()).getNumElements();
+    };
+    auto lhsType = cast<RankedTensorType>(matmul.getLhs().getType());
+    auto rhsType = cast<RankedTensorType>(matmul.getRhs().getType());
+    if (lhsType.getRank() != 2 || rhsType.getRank() != 2 ||
+        moved(matmul.getLhs()) + moved(matmul.getRhs()) >= op.getType().getNumElements())
+      return failure();
+    DenseI64ArrayAttr swap = rewriter.getDenseI64ArrayAttr({1, 0});
+    Location loc = op.getLoc();
+    Value lhs = rewriter.create<TransposeOp>(loc, matmul.getRhs(), swap);
+    Value rhs = rewriter.create<TransposeOp>(loc, matmul.getLhs(), swap);
+    rewriter.replaceOpWithNewOp<MatmulOp>(op, op.getType(), lhs, rhs);
+    return success();
+  }
+};
+
 } // namespace
 
 void MulOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
@@ -795,7 +884,7 @@ void MulOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext 
 }
 
 void TransposeOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {
-  results.add<TransformBetweenTransposes>(context);
+  results.add<TransformBetweenTransposes, TransposeOfMatmul>(context);
 }
 
 void ReduceSumOp::getCanonicalizationPatterns(RewritePatternSet &results, MLIRContext *context) {

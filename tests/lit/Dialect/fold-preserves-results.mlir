@@ -53,6 +53,10 @@
 // RUN: spectral-run %t --function=scale_into_norm --random-inputs --seed=5 | diff %t.norm -
 // RUN: spectral-run %s --function=transform_between_transposes --random-inputs --seed=5 > %t.tr
 // RUN: spectral-run %t --function=transform_between_transposes --random-inputs --seed=5 | diff %t.tr -
+// RUN: spectral-run %s --function=factors_of_a_product_tree --random-inputs --seed=5 > %t.tree
+// RUN: spectral-run %t --function=factors_of_a_product_tree --random-inputs --seed=5 | diff %t.tree -
+// RUN: spectral-run %s --function=transpose_of_matmul --random-inputs --seed=5 > %t.tm
+// RUN: spectral-run %t --function=transpose_of_matmul --random-inputs --seed=5 | diff %t.tm -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -295,4 +299,32 @@ func.func @transform_between_transposes(%x: tensor<2x3x4xcomplex<f64>>) -> tenso
   %f = spectral.fft %t axes [0, 1] norm ortho : tensor<3x4x2xcomplex<f64>>
   %b = spectral.transpose %f perm [2, 0, 1] : tensor<3x4x2xcomplex<f64>>
   return %b : tensor<2x3x4xcomplex<f64>>
+}
+
+// A gradient's shape: (dy * s1) * (x * s0) summed over the rows, with x * s0
+// also used elsewhere; s0 and s1 move out of the sum.
+// FOLDED-LABEL: func.func @factors_of_a_product_tree
+// FOLDED:         %[[P:.*]] = spectral.mul %arg0, %arg1 : tensor<3x4xf64>, tensor<3x4xf64>
+// FOLDED-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[P]] axes [0] : tensor<3x4xf64>
+// FOLDED-NEXT:    %[[F:.*]] = spectral.mul %arg2, %arg3 : tensor<1x4xf64>, tensor<4xf64>
+// FOLDED:         spectral.mul %[[S]], %{{.*}} : tensor<4xf64>, tensor<4xf64>
+func.func @factors_of_a_product_tree(%x: tensor<3x4xf64>, %dy: tensor<3x4xf64>, %s0: tensor<1x4xf64>,
+                                     %s1: tensor<4xf64>) -> (tensor<4xf64>, tensor<3x4xf64>) {
+  %h = spectral.mul %x, %s0 : tensor<3x4xf64>, tensor<1x4xf64>
+  %g = spectral.mul %dy, %s1 : tensor<3x4xf64>, tensor<4xf64>
+  %p = spectral.mul %g, %h : tensor<3x4xf64>, tensor<3x4xf64>
+  %s = spectral.reduce_sum %p axes [0] : tensor<3x4xf64>
+  return %s, %h : tensor<4xf64>, tensor<3x4xf64>
+}
+
+// FOLDED-LABEL: func.func @transpose_of_matmul
+// FOLDED-NEXT:    %[[T:.*]] = spectral.transpose %arg1 perm [1, 0] : tensor<5x2xcomplex<f64>>
+// FOLDED-NEXT:    %[[M:.*]] = spectral.matmul %[[T]], %arg0 : tensor<2x5xcomplex<f64>>, tensor<5x7xcomplex<f64>>
+// FOLDED-NEXT:    return %[[M]]
+func.func @transpose_of_matmul(%a: tensor<5x7xcomplex<f64>>, %b: tensor<5x2xcomplex<f64>>)
+    -> tensor<2x7xcomplex<f64>> {
+  %t = spectral.transpose %a perm [1, 0] : tensor<5x7xcomplex<f64>>
+  %m = spectral.matmul %t, %b : tensor<7x5xcomplex<f64>>, tensor<5x2xcomplex<f64>>
+  %r = spectral.transpose %m perm [1, 0] : tensor<7x2xcomplex<f64>>
+  return %r : tensor<2x7xcomplex<f64>>
 }

@@ -39,3 +39,27 @@ func.func @dead_code_and_constants(%x: tensor<4xf32>) -> tensor<4xf32> {
 // PUREFFT-LABEL: func.func @main
 // PUREFFT-NOT:   64x32x840
 // PUREFFT:       spectral.cross_entropy
+
+// -----
+
+// A gradient's reductions: the factors constant along the batch move out of
+// each (through products used elsewhere too), and the two sums of dy * x
+// that remain are one.
+// CHECK-LABEL: func.func @gradient_reductions_share_one_sum
+// CHECK-SAME:    (%[[X:.*]]: tensor<4x8xf32>, %[[DY:.*]]: tensor<4x8xf32>,
+// CHECK:         %[[P:.*]] = spectral.mul %[[X]], %[[DY]] : tensor<4x8xf32>, tensor<4x8xf32>
+// CHECK-NEXT:    %[[S:.*]] = spectral.reduce_sum %[[P]] axes [0] keepdims
+// CHECK-NOT:     spectral.reduce_sum
+// CHECK:         return
+func.func @gradient_reductions_share_one_sum(%x: tensor<4x8xf32>, %dy: tensor<4x8xf32>,
+                                             %s0: tensor<1x8xf32>, %s1: tensor<1x8xf32>)
+    -> (tensor<4x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>) {
+  %h1 = spectral.mul %x, %s0 : tensor<4x8xf32>, tensor<1x8xf32>
+  %h2 = spectral.mul %h1, %s1 : tensor<4x8xf32>, tensor<1x8xf32>
+  %d1 = spectral.mul %dy, %s1 : tensor<4x8xf32>, tensor<1x8xf32>
+  %p0 = spectral.mul %d1, %x : tensor<4x8xf32>, tensor<4x8xf32>
+  %g0 = spectral.reduce_sum %p0 axes [0] keepdims : tensor<4x8xf32>
+  %p1 = spectral.mul %dy, %h1 : tensor<4x8xf32>, tensor<4x8xf32>
+  %g1 = spectral.reduce_sum %p1 axes [0] keepdims : tensor<4x8xf32>
+  return %h2, %g0, %g1 : tensor<4x8xf32>, tensor<1x8xf32>, tensor<1x8xf32>
+}
