@@ -88,6 +88,16 @@ struct StepTensor {
 
 // ---- sgd_step and adam_step ------------------------------------------------------------
 
+/// Whether the launch of `steps` reads and writes velocities (moments):
+/// Adam always; SGD with momentum 0 only when a velocity result is used
+/// (p' = p - lr g'; a non-finite input velocity, which 0 * v would spread,
+/// is then ignored).
+bool readsVelocity(llvm::ArrayRef<Operation *> steps) {
+  auto sgd = dyn_cast<sp::SgdStepOp>(steps.front());
+  return !sgd || sgd.getMomentum().convertToDouble() != 0 ||
+         llvm::any_of(steps, [](Operation *op) { return !op->getResult(1).use_empty(); });
+}
+
 /// One launch of `steps`: sgd_step or adam_step ops of one kind with the same
 /// attributes, element type (and step): block row y updates tensor y (the
 /// optimizer updates of all parameters in one launch), blocks along x its
@@ -101,11 +111,7 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
   DType dtype = dtypeOf(first->getOperand(0).getType());
   std::string t = realType(dtype);
   GradientSource grad(fusedGrad);
-  // SGD: with momentum 0 the velocity only matters as a result: when nothing
-  // uses it, it is neither read nor written (p' = p - lr g'; a non-finite
-  // input velocity, which 0 * v would spread, is then ignored).
-  bool velocity = adam || sgd.getMomentum().convertToDouble() != 0 ||
-                  llvm::any_of(steps, [](Operation *op) { return !op->getResult(1).use_empty(); });
+  const bool velocity = readsVelocity(steps);
 
   std::vector<std::string> params;
   std::vector<StepArg> args;
@@ -430,21 +436,27 @@ llvm::Expected<bool> lowerTraining(CodegenContext &context, Operation *op) {
 
 llvm::Expected<bool> lowerFusedOptimizerSteps(CodegenContext &context, sp::FusionOp fusion,
                                               llvm::ArrayRef<Operation *> ops) {
-  if (ops.size() < 2 || !llvm::all_of(ops, [&](Operation *op) {
-        return fusion::shareAnOptimizerLaunch(ops.front(), op);
+  // The steps, and the splat literals they read (plain SGD's zero velocities).
+  std::vector<Operation *> steps;
+  for (Operation *op : ops)
+    if (!isa<sp::ConstantOp>(op)) steps.push_back(op);
+  if (steps.size() < 2 || !llvm::all_of(steps, [&](Operation *op) {
+        return fusion::shareAnOptimizerLaunch(steps.front(), op);
       }))
     return false;
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   for (Value value : yield.getValues())
-    if (!llvm::is_contained(ops, value.getDefiningOp())) return false;
+    if (!llvm::is_contained(steps, value.getDefiningOp())) return false;
+  const bool velocity = readsVelocity(steps);
   std::vector<Value> asIs;
-  for (Operation *op : ops)
-    for (Value operand : op->getOperands()) {
+  for (Operation *op : steps)
+    for (auto [k, operand] : llvm::enumerate(op->getOperands())) {
+      if (isa<sp::SgdStepOp>(op) && k == 2 && !velocity) continue;  // never read
       if (!readableAsIs(context, operand)) return false;
       asIs.push_back(operand);
     }
   if (llvm::Error error = giveBuffers(context, asIs)) return error;
-  if (llvm::Error error = lowerSteps(context, ops, nullptr)) return error;
+  if (llvm::Error error = lowerSteps(context, steps, nullptr)) return error;
   bindYieldedBuffers(context, fusion);
   return true;
 }

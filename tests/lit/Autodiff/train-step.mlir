@@ -15,6 +15,11 @@
 // RUN: spectral-run %t.mlir --function=main_step --device=host --random-inputs --seed=7 --report 2>&1 | FileCheck %s --check-prefix=KERNELS
 // KERNELS: # main_step: {{[1-7]}} kernels
 // KERNELS: adamw_f32_2tensors_{{[0-9a-f]+}} 1
+// Plain SGD too: its zero velocities are literals, never read; one launch.
+// RUN: spectral-opt %s --spectral-train-step='params=2,3 optimizer=sgd' -o %t.sgd.mlir
+// RUN: spectral-run %t.sgd.mlir --function=main_step --device=host --random-inputs --seed=7 --validate --report 2>&1 | FileCheck %s --check-prefix=SGDSTEP
+// SGDSTEP: sgd_f32_2tensors_{{[0-9a-f]+}} 1
+// SGDSTEP-COUNT-3: validate result #{{[0-9]}} {{.*}}: PASS
 
 // ADAM-LABEL: func.func @main_step(%arg0: tensor<16x8xf32>, %arg1: tensor<16xi32>,
 // ADAM-SAME: %arg2: tensor<8x10xf32> {spectral.donated}, %arg3: tensor<10xf32> {spectral.donated},
