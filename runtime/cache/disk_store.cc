@@ -91,7 +91,7 @@ std::string temp_name(const std::string& stem) {
 int create_temp(const std::string& directory, const std::string& stem, std::string* path) {
   for (int attempt = 0;; ++attempt) {
     *path = directory + "/" + temp_name(stem);
-    int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    int fd = ::open(path->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd >= 0 || errno != EEXIST || attempt == 8) return fd;
   }
 }
@@ -106,9 +106,20 @@ bool is_entry_name(std::string_view name) {
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+/// "a directory", "a FIFO", ...: what a file that should be a regular one is.
+std::string file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
 }  // namespace
 
-DiskStore::DiskStore(std::string directory) : directory_(std::move(directory)) {
+DiskStore::DiskStore(std::string directory, uint64_t max_entry_bytes)
+    : directory_(std::move(directory)), max_entry_bytes_(max_entry_bytes) {
   while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
 }
 
@@ -120,18 +131,35 @@ Status DiskStore::prepare() const {
   for (size_t slash = 1; slash <= directory_.size(); ++slash) {
     if (slash < directory_.size() && directory_[slash] != '/') continue;
     std::string prefix = directory_.substr(0, slash);
-    if (::mkdir(prefix.c_str(), 0755) != 0 && errno != EEXIST)
+    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
       return Status::error("cannot create directory " + prefix + ": " + errno_text());
   }
-  struct stat info;
-  if (::stat(directory_.c_str(), &info) != 0)
-    return Status::error("cannot use directory " + directory_ + ": " + errno_text());
-  if (!S_ISDIR(info.st_mode)) return Status::error(directory_ + " is not a directory");
+  if (Status trusted = check_trusted(); !trusted) return trusted;
   std::string probe;
   int fd = create_temp(directory_, "probe", &probe);
   if (fd < 0) return Status::error("cannot write in " + directory_ + ": " + errno_text());
   ::close(fd);
   ::unlink(probe.c_str());
+  return Status::ok();
+}
+
+Status DiskStore::check_trusted() const {
+  struct stat info;
+  if (::stat(directory_.c_str(), &info) != 0)
+    return Status::error("cannot use directory " + directory_ + ": " + errno_text());
+  if (!S_ISDIR(info.st_mode)) return Status::error(directory_ + " is not a directory");
+  const std::string refusing = "refusing the kernel cache directory " + directory_ + ": ";
+  if (info.st_uid != ::geteuid())
+    return Status::error(refusing + "it belongs to uid " + std::to_string(info.st_uid) +
+                         ", not to this user (uid " + std::to_string(::geteuid()) +
+                         "), who could be made to run kernels planted there; use a directory "
+                         "of your own (SPECTRAL_CACHE_DIR)");
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", unsigned(info.st_mode & 07777));
+    return Status::error(refusing + "it is writable by its group or by others (mode " + mode +
+                         "), who could plant kernels there; chmod go-w " + directory_);
+  }
   return Status::ok();
 }
 
@@ -143,15 +171,25 @@ EntryRead DiskStore::read(const std::string& hash_hex, const Sha256::Digest& key
     result.payload.clear();
     return std::move(result);
   };
-  Fd fd(::open(entry_path(hash_hex).c_str(), O_RDONLY | O_CLOEXEC));
+  // Never follows a link, never waits (a FIFO opens at once), and trusts
+  // only a regular file of this user's no larger than the cap.
+  Fd fd(::open(entry_path(hash_hex).c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK));
   if (fd.get() < 0) {
     if (errno == ENOENT) return fail(EntryRead::Outcome::kMissing, "");
+    if (errno == ELOOP) return fail(EntryRead::Outcome::kCorrupt, "a symbolic link");
     return fail(EntryRead::Outcome::kUnreadable, errno_text());
   }
   struct stat info;
   if (::fstat(fd.get(), &info) != 0) return fail(EntryRead::Outcome::kUnreadable, errno_text());
-  if (!S_ISREG(info.st_mode)) return fail(EntryRead::Outcome::kUnreadable, "not a regular file");
+  if (!S_ISREG(info.st_mode)) return fail(EntryRead::Outcome::kCorrupt, file_kind(info.st_mode));
+  if (info.st_uid != ::geteuid())
+    return fail(EntryRead::Outcome::kCorrupt,
+                "it belongs to uid " + std::to_string(info.st_uid) + ", not to this user");
   const auto file_size = uint64_t(info.st_size);
+  if (file_size > max_entry_bytes_)
+    return fail(EntryRead::Outcome::kCorrupt, std::to_string(file_size) +
+                                                  " bytes, more than the cache's cap of " +
+                                                  std::to_string(max_entry_bytes_));
   if (file_size < kEntryHeaderSize)
     return fail(EntryRead::Outcome::kCorrupt, "truncated: " + std::to_string(file_size) +
                                                   " bytes, shorter than the header");
@@ -198,8 +236,13 @@ Status DiskStore::write(const std::string& hash_hex, const Sha256::Digest& key_d
   Fd fd(create_temp(directory_, hash_hex, &temp));
   if (fd.get() < 0) return Status::error("cannot write " + path + ": " + errno_text());
   bool written = write_all(fd.get(), header, sizeof(header)) &&
-                 write_all(fd.get(), payload.data(), payload.size()) && fd.close() &&
-                 ::rename(temp.c_str(), path.c_str()) == 0;
+                 write_all(fd.get(), payload.data(), payload.size()) && fd.close();
+  if (written && ::rename(temp.c_str(), path.c_str()) != 0) {
+    // A directory in the entry's place (rename replaces any other file):
+    // removed when empty, and the entry written again.
+    written = (errno == EISDIR || errno == ENOTEMPTY || errno == EEXIST) &&
+              ::rmdir(path.c_str()) == 0 && ::rename(temp.c_str(), path.c_str()) == 0;
+  }
   if (written) return Status::ok();
   std::string why = errno_text();
   ::unlink(temp.c_str());

@@ -10,7 +10,9 @@
 //       24    32  SHA-256 of the key (catches an entry stored under another name)
 //       56    32  SHA-256 of the payload
 //       88     -  payload
-// Writers fill a temporary ".<hash>.<pid>-<n>-<random>.tmp" in the same
+// Directories are created 0700 and entries 0600; a directory that another
+// user owns, or that its group or others may write, is refused (a planted
+// entry would run as a host kernel). Writers fill a temporary ".<hash>.<pid>-<n>-<random>.tmp" in the same
 // directory and rename() it into place, so readers see a whole entry or none.
 // Nothing is fsync'ed: after a power loss the checksum catches a torn entry.
 // Recency is the file's mtime: a read refreshes it, eviction removes the
@@ -40,15 +42,22 @@ struct EntryRead {
 
 class DiskStore {
  public:
-  explicit DiskStore(std::string directory);
+  /// Entries larger than `max_entry_bytes` are not read (treated as corrupt).
+  explicit DiskStore(std::string directory, uint64_t max_entry_bytes = UINT64_MAX);
 
   const std::string& directory() const { return directory_; }
   /// "<directory>/<hash_hex>.bin"
   std::string entry_path(const std::string& hash_hex) const;
-  /// Creates the directory and its parents, then proves it writable by
-  /// creating and removing a file in it.
+  /// Creates the directory and its parents (mode 0700), checks it is
+  /// trusted, then proves it writable by creating and removing a file in it.
   Status prepare() const;
-  /// Reads and verifies the entry; a hit refreshes its mtime.
+  /// Whether the directory can be trusted with code (ssh's rule for its
+  /// keys): it belongs to this user and neither its group nor others may
+  /// write in it. The error says why not and how to fix it.
+  Status check_trusted() const;
+  /// Reads and verifies the entry: a regular file of this user's, not a
+  /// link, within the cap (anything else is corrupt: replaced); a hit
+  /// refreshes its mtime.
   EntryRead read(const std::string& hash_hex, const Sha256::Digest& key_digest) const;
   /// Writes the entry atomically, replacing any older one; on failure no
   /// temporary file is left behind.
@@ -61,6 +70,7 @@ class DiskStore {
 
  private:
   std::string directory_;
+  uint64_t max_entry_bytes_;
 };
 
 }  // namespace spectral::cache_detail

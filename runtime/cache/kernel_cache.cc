@@ -167,13 +167,13 @@ KernelCache::KernelCache(Options options) : state_(std::make_unique<State>()) {
   state_->options = std::move(options);
   const Options& o = state_->options;
   if (o.mode == CacheMode::kOff || o.directory.empty()) return;
-  DiskStore disk(o.directory);
-  if (o.mode == CacheMode::kOn) {
-    Status ready = disk.prepare();
-    if (!ready) {
-      warn(ready.message() + "; caching in memory only");
-      return;
-    }
+  DiskStore disk(o.directory, o.max_disk_bytes);
+  // Require mode only reads the directory, but only a trusted one.
+  Status ready = o.mode == CacheMode::kOn ? disk.prepare() : disk.check_trusted();
+  if (!ready) {
+    warn(ready.message() + (o.mode == CacheMode::kOn ? "; caching in memory only"
+                                                     : "; no kernel is read from it"));
+    return;
   }
   state_->disk.emplace(std::move(disk));
 }
@@ -241,6 +241,15 @@ StatusOr<std::vector<uint8_t>> KernelCache::get_or_compile(const CacheKey& key,
   StatusOr<Binary> binary = get_or_compile_shared(key, compile);
   if (!binary) return binary.status();
   return std::vector<uint8_t>(**binary);
+}
+
+void KernelCache::discard(const CacheKey& key) {
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->memory.erase(key);
+  }
+  if (state_->disk && state_->options.mode == CacheMode::kOn)
+    ::unlink(state_->disk->entry_path(Sha256::to_hex(key_digest(key))).c_str());
 }
 
 CacheStats KernelCache::stats() const {

@@ -77,6 +77,11 @@ class KernelCache {
   /// As get_or_compile, without the copy.
   StatusOr<Binary> get_or_compile_shared(const CacheKey& key, const Compile& compile);
 
+  /// Forgets `key`'s binary, in memory and on disk: for a caller that found
+  /// a stored binary unusable (a host kernel that does not load), so that
+  /// the next get_or_compile compiles and stores it again.
+  void discard(const CacheKey& key);
+
   CacheStats stats() const;
   const Options& options() const;
   /// Hex SHA-256 of the key (with Spectral's version); names the disk entry.

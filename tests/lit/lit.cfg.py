@@ -16,3 +16,7 @@ llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
     ["spectral-compile", "spectral-opt", "spectral-run"], [config.spectral_tools_dir]
 )
+
+# The tools compile kernels: into the build tree's test cache, never the
+# user's own (tests/CMakeLists.txt gives the GoogleTest programs the same).
+config.environment["SPECTRAL_CACHE_DIR"] = config.spectral_test_cache

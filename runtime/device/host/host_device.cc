@@ -13,6 +13,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -193,10 +194,17 @@ StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
   if (!compiler) return compiler.status();
   const std::string unit = host::host_unit_source(source.source, source.entry);
   const CacheKey key{unit, host::host_compile_options_key(), host_target(), compiler->version};
-  StatusOr<KernelCache::Binary> binary =
-      KernelCache::global().get_or_compile_shared(key, [&]() {
-        return host::compile_host_kernel(*compiler, unit, source.entry);
-      });
+  auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry); };
+  StatusOr<KernelCache::Binary> binary = KernelCache::global().get_or_compile_shared(key, compile);
+  if (!binary) return binary.status();
+  StatusOr<std::shared_ptr<Kernel>> kernel = load_shared_object(**binary, source.entry);
+  if (kernel) return kernel;
+  // A stored binary that does not load (damaged past its checksum, or
+  // written by a broken toolchain): compiled and stored again, once.
+  std::fprintf(stderr, "spectral: kernel cache: %s; recompiling it\n",
+               kernel.status().message().c_str());
+  KernelCache::global().discard(key);
+  binary = KernelCache::global().get_or_compile_shared(key, compile);
   if (!binary) return binary.status();
   return load_shared_object(**binary, source.entry);
 }
