@@ -8,6 +8,8 @@
 #   - PyTorch, by hand: the form the simplifier finds, written by hand.
 # Seconds per epoch are the mean over the epochs (training and the test-set
 # evaluation; feature extraction and compilation excluded on both sides).
+# The two shuffle with different generators (std::mt19937_64, torch), so
+# their accuracies are alike, not equal.
 # Issue 9's target: Spectral takes at most half PyTorch's seed-form time.
 #
 #   bench/purefft/compare.sh [EPOCHS]   (default 1; BUILD_DIR=build, PYTHON=python3)
@@ -34,23 +36,26 @@ summarise() {
                             if ($i == "accuracy") a = $(i + 1) } n++ } \
        END { if (n == 0) exit 1; sub(/[%,]+$/, "", a); printf "%.2f %s\n", s / n, a }'
 }
+# Runs a trainer and prints its summary; on failure says so (the caller exits).
 run() {
   local out
-  if ! out=$("$@" 2>/dev/null); then
+  if ! out=$("$@" 2>&1); then
     echo "compare.sh: failed: $*" >&2
-    exit 1
+    tail -3 <<<"$out" >&2
+    return 1
   fi
-  summarise <<<"$out"
+  summarise <<<"$out" || { echo "compare.sh: no epoch lines from: $*" >&2; return 1; }
 }
 
 echo "PureFFT on Fashion-MNIST, $epochs epoch(s), $(nproc) cores; $("$python" -c \
   'import torch; print("PyTorch", torch.__version__, "with", torch.get_num_threads(), "threads")' \
   2>/dev/null)"
-read -r ours ours_acc <<<"$(run "$build_dir/bin/purefft" --epochs="$epochs" --device=host --curve=)"
-read -r seed seed_acc <<<"$(run "$python" "$root/bench/purefft/purefft_torch.py" \
-  --epochs="$epochs" --form=seed)"
-read -r hand hand_acc <<<"$(run "$python" "$root/bench/purefft/purefft_torch.py" \
-  --epochs="$epochs" --form=scale)"
+out=$(run "$build_dir/bin/purefft" --epochs="$epochs" --device=host --curve=) || exit 1
+read -r ours ours_acc <<<"$out"
+out=$(run "$python" "$root/bench/purefft/purefft_torch.py" --epochs="$epochs" --form=seed) || exit 1
+read -r seed seed_acc <<<"$out"
+out=$(run "$python" "$root/bench/purefft/purefft_torch.py" --epochs="$epochs" --form=scale) || exit 1
+read -r hand hand_acc <<<"$out"
 printf '%-40s %10s %10s %14s\n' run "s/epoch" accuracy "time/Spectral"
 printf '%-40s %10s %9s%% %13.2fx\n' "Spectral, host device" "$ours" "$ours_acc" 1
 printf '%-40s %10s %9s%% %13.2fx\n' "PyTorch eager, as the seed writes it" "$seed" "$seed_acc" \

@@ -41,11 +41,13 @@ struct Tile {
   }
 };
 
-/// The tiles matmul.cuh's tests hold to the register gate; complex<f64>
-/// always takes the small one. A small 32-bit tile steps through K in up to
-/// 64 at a time (K rounded up to 16): a long K then waits at a quarter of
-/// the barriers (PureFFT's class scores, 64 x 840 x 10: 14 steps, not 53;
-/// its training epoch on the host 4.3 -> 3.4 s), and its tiles fill 17 KB.
+/// The tiles: 64 x 64 (4 x 4 per thread), or 32 x 32 (2 x 2) for small
+/// products; complex<f64> always takes the small one. A small 32-bit tile
+/// steps through K in up to 64 at a time (K rounded up to 16): a long K then
+/// waits at a quarter of the barriers (PureFFT's class scores, 64 x 840 x
+/// 10: 14 steps, not 53; its training epoch on the host 4.3 -> 3.4 s), and
+/// its tiles fill up to 17 KB (tests/unit/compiler/codegen/ContractionCodegenTest.cpp
+/// runs and gates each BK).
 Tile tileFor(DType dtype, bool small, int64_t k) {
   bool wideK = dtype == DType::kFloat32 || dtype == DType::kInt32;
   if (small && wideK) return {32, 32, int(std::clamp<int64_t>((k + 15) / 16 * 16, 16, 64)), 2, 2};

@@ -87,7 +87,7 @@ public:
       (isElementwiseOp(op) ? elementwise_ : stages_).push_back(op);
     }
     if (stages_.empty() || stages_.size() < stagesWanted_) return false;
-    int failing = llvm::count_if(stages_, [](Operation *op) { return isa<sp::CrossEntropyOp>(op); });
+    int failing = llvm::count_if(stages_, fusion::reportsFromABlockProgram);
     if (failing > 1) return false;  // one error word per launch
     llvm::DenseSet<Operation *> inRegion(ops_.begin(), ops_.end());
     for (Value value : yielded_)

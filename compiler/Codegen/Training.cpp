@@ -24,6 +24,7 @@
 #include "compiler/Codegen/FusedTraining.h"
 #include "compiler/Fusion/OpKinds.h"
 #include "dialects/spectral/IR/SpectralOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/xxhash.h"
@@ -439,7 +440,7 @@ llvm::Expected<bool> lowerFusedOptimizerSteps(CodegenContext &context, sp::Fusio
   // The steps, and the splat literals they read (plain SGD's zero velocities).
   std::vector<Operation *> steps;
   for (Operation *op : ops)
-    if (!isa<sp::ConstantOp>(op)) steps.push_back(op);
+    if (!isa<sp::ConstantOp, arith::ConstantOp>(op)) steps.push_back(op);
   if (steps.size() < 2 || !llvm::all_of(steps, [&](Operation *op) {
         return fusion::shareAnOptimizerLaunch(steps.front(), op);
       }))

@@ -166,6 +166,7 @@ public:
         int64_t more = fusion::blockProgramWork(op);
         return !groupOf_.count(op) && more >= 0 && work + more <= fusion::kMaxBlockProgramWork &&
                fusion::kindOf(op) != OpKind::kConstant && !readsALargerAnchor(op) &&
+               !(fusion::reportsFromABlockProgram(op) && reports(group)) &&
                !closesACycle(group.ops, op);
       };
       for (Operation *op = first.getNextNode(); op; op = op->getNextNode()) {
@@ -206,6 +207,12 @@ public:
     }
   }
 
+  /// Whether `group` holds an op that reports a run-time error (a block
+  /// program holds at most one).
+  static bool reports(const Group &group) {
+    return llvm::any_of(group.ops, fusion::reportsFromABlockProgram);
+  }
+
   /// Horizontal fusion: a block program that reads a tensor an earlier one
   /// reads too joins it while the work fits and no path leads from one
   /// through an op outside into the other: the tensor is read once, by one
@@ -219,7 +226,8 @@ public:
           if (!def || !fusion::isSplatConstant(def)) reads.insert(operand);
     for (size_t g = 0; g < groups_.size(); ++g) {
       Group &sibling = groups_[g];
-      if (!sibling.blockProgram || sibling.work + group.work > fusion::kMaxBlockProgramWork)
+      if (!sibling.blockProgram || sibling.work + group.work > fusion::kMaxBlockProgramWork ||
+          (reports(sibling) && reports(group)))
         continue;
       bool shares = llvm::any_of(sibling.ops, [&](Operation *op) {
         return llvm::any_of(op->getOperands(), [&](Value v) { return reads.contains(v); });

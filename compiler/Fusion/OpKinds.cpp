@@ -288,6 +288,8 @@ std::string rowOpRefusal(Operation *op, llvm::ArrayRef<int64_t> rowShape) {
   return "its result is neither a row nor one value per row";
 }
 
+bool reportsFromABlockProgram(Operation *op) { return isa<sp::CrossEntropyOp>(op); }
+
 int64_t blockProgramWork(Operation *op) {
   auto elements = [](Value v) { return cast<ShapedType>(v.getType()).getNumElements(); };
   auto isRealFloat = [](Value v) {

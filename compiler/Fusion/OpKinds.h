@@ -126,6 +126,11 @@ constexpr int64_t kMaxBlockProgramWork = int64_t(1) << 20;
 /// integer reductions, an elementwise op that can fail at run time.
 int64_t blockProgramWork(mlir::Operation *op);
 
+/// Whether `op` reports a run-time error from a block program (cross_entropy:
+/// a label out of range). A launch has one error word: a block program holds
+/// at most one such op.
+bool reportsFromABlockProgram(mlir::Operation *op);
+
 /// Whether `op` is a constant whose elements are all equal: a region takes
 /// its own copy (a literal in the kernel) rather than a buffer.
 bool isSplatConstant(mlir::Operation *op);

@@ -184,8 +184,14 @@ static Results evaluateConstant(Operation *op, Type type, Attribute value) {
       out->data[i] = Complex(v.real().convertToDouble(), v.imag().convertToDouble());
     } else {
       APInt v = dense.getValues<APInt>()[at];
-      out->data[i] = double(element.isInteger(1) ? int64_t(v.getZExtValue())
-                                                 : v.getSExtValue());
+      const int64_t n = element.isInteger(1) ? int64_t(v.getZExtValue()) : v.getSExtValue();
+      // Values are doubles here: beyond 2^53 an integer would change value.
+      constexpr int64_t kExact = int64_t(1) << 53;
+      if (n > kExact || n < -kExact)
+        return opError(op, "holds the integer " + std::to_string(n) +
+                               ", beyond 2^53: the reference evaluator computes in double "
+                               "precision and cannot represent it exactly");
+      out->data[i] = double(n);
     }
   }
   return single(std::move(*out));

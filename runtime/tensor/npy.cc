@@ -214,6 +214,10 @@ int64_t NpyArray::element_count() const {
 }
 
 bool read_npy(const std::string& path, NpyArray* out, std::string* error) {
+  return read_npy(path, out, error, nullptr);
+}
+
+bool read_npy(const std::string& path, NpyArray* out, std::string* error, const NpyAccept& accept) {
   File file(std::fopen(path.c_str(), "rb"), &std::fclose);
   if (!file) return fail(error, path, std::strerror(errno));
   struct stat st;
@@ -255,6 +259,13 @@ bool read_npy(const std::string& path, NpyArray* out, std::string* error) {
     return fail(error, path, "Fortran-order arrays are not supported; save it with "
                              "np.save(path, np.ascontiguousarray(arr))");
 
+  if (accept) {
+    std::string refused;
+    if (!accept(dtype, shape, &refused)) {
+      if (error) *error = refused;
+      return false;
+    }
+  }
   const std::string what = "shape " + shape_repr(shape) + " " + npy_dtype_name(dtype);
   int64_t expected = 0;
   if (!checked_byte_count(shape, npy_dtype_size(dtype), &expected))

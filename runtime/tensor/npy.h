@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ struct NpyArray {
 /// Fortran order, big-endian, truncated data, ...). Lengths in the header are
 /// checked against the file size before anything is allocated.
 bool read_npy(const std::string& path, NpyArray* out, std::string* error);
+
+/// Decides from a header, before any data is read, whether the array is the
+/// one wanted; false refuses it, with `why` the whole message.
+using NpyAccept =
+    std::function<bool(NpyDtype dtype, const std::vector<int64_t>& shape, std::string* why)>;
+/// As above, but a header `accept` refuses ends the read there (a huge file
+/// for a small argument is never read): `error` is then `why` as given.
+bool read_npy(const std::string& path, NpyArray* out, std::string* error, const NpyAccept& accept);
 
 /// Writes `array` to `path` atomically (temporary file + rename), format 1.0
 /// (2.0 when the header needs it), byte-identical to np.save. On failure

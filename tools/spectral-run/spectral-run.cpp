@@ -442,25 +442,29 @@ int main(int argc, char **argv) {
     if (inputs[i].empty() || inputs[i][0] != '@')
       return fail("--input=" + inputs[i] + " for " + what +
                   ": expected @FILE.npy");
-    NpyArray array;
-    if (!::spectral::read_npy(inputs[i].substr(1), &array, &error))
-      return fail(what + ": " + error);
     llvm::Expected<ElementKind> kind =
         ::spectral::reference::elementKindOf(type.getElementType());
     if (!kind)
       return fail(what + ": " + llvm::toString(kind.takeError()));
-    if (array.dtype != *dtypeOf(*kind) ||
-        llvm::ArrayRef<int64_t>(array.shape) != type.getShape()) {
+    // The header is checked against the argument before any data is read.
+    bool refused = false;
+    auto accept = [&](::spectral::NpyDtype dtype, const std::vector<int64_t> &dims,
+                      std::string *why) {
+      if (dtype == *dtypeOf(*kind) && llvm::ArrayRef<int64_t>(dims) == type.getShape())
+        return true;
       Tensor expected{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
       std::string shape;
-      for (int64_t d : array.shape)
+      for (int64_t d : dims)
         shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-      return fail(what + " must be " + expected.typeString() + " (numpy " +
-                  ::spectral::npy_dtype_name(*dtypeOf(*kind)) + "), but " +
-                  inputs[i].substr(1) + " holds " +
-                  ::spectral::npy_dtype_name(array.dtype) + " of shape (" + shape +
-                  ")");
-    }
+      *why = what + " must be " + expected.typeString() + " (numpy " +
+             ::spectral::npy_dtype_name(*dtypeOf(*kind)) + "), but " + inputs[i].substr(1) +
+             " holds " + ::spectral::npy_dtype_name(dtype) + " of shape (" + shape + ")";
+      refused = true;
+      return false;
+    };
+    NpyArray array;
+    if (!::spectral::read_npy(inputs[i].substr(1), &array, &error, accept))
+      return fail(refused ? error : what + ": " + error);
     arguments.push_back({::spectral::dtypeOfKind(*kind), std::move(array.shape),
                          std::move(array.bytes)});
   }

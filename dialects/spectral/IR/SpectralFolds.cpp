@@ -455,20 +455,40 @@ std::optional<SmallVector<int64_t>> broadcastShapes(ArrayRef<int64_t> a, ArrayRe
   return out;
 }
 
+/// A mul of a product's tree and the factors under it: factors[begin, end).
+struct Subproduct {
+  Value value;
+  size_t begin, end;
+};
+
 /// The factors of the product `v`: the operands of its tree of muls of one
 /// element type, in operand order, at most kMaxFactors of them (a mul past
-/// that is one factor). Inner muls may have other uses: they stay for those.
+/// that is one factor), and the tree's muls. Inner muls may have other uses:
+/// they stay for those.
 constexpr int kMaxFactors = 8;
-void flattenProduct(Value v, Type element, SmallVectorImpl<Value> &factors, int &budget) {
+void flattenProduct(Value v, Type element, SmallVectorImpl<Value> &factors,
+                    SmallVectorImpl<Subproduct> &muls, int &budget) {
   auto mul = v.getDefiningOp<MulOp>();
   if (mul && budget > 0 && getElementTypeOrSelf(mul.getLhs().getType()) == element &&
       getElementTypeOrSelf(mul.getRhs().getType()) == element) {
     --budget;
-    flattenProduct(mul.getLhs(), element, factors, budget);
-    flattenProduct(mul.getRhs(), element, factors, budget);
+    size_t begin = factors.size();
+    flattenProduct(mul.getLhs(), element, factors, muls, budget);
+    flattenProduct(mul.getRhs(), element, factors, muls, budget);
+    muls.push_back({v, begin, factors.size()});
     return;
   }
   factors.push_back(v);
+}
+
+/// A mul of the tree that is the product of exactly `part` (the factors at
+/// `positions`), if any: reused rather than formed again in another order.
+Value existingProduct(ArrayRef<Subproduct> muls, ArrayRef<size_t> positions) {
+  for (const Subproduct &mul : muls)
+    if (mul.end - mul.begin == positions.size() && positions.front() == mul.begin &&
+        positions.back() == mul.end - 1)
+      return mul.value;
+  return {};
 }
 
 /// The numpy broadcast of the shapes of `values` (they broadcast: they are
@@ -532,13 +552,16 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
       return failure(); // a sum of nothing is 0, but a * 0 is NaN for an infinite a
 
     SmallVector<Value> factors, constant, spanning;
+    SmallVector<Subproduct> muls;
+    SmallVector<size_t> constantAt, spanningAt;
     int budget = kMaxFactors - 1;
-    flattenProduct(product, full.getElementType(), factors, budget);
-    for (Value factor : factors) {
+    flattenProduct(product, full.getElementType(), factors, muls, budget);
+    for (auto [at, factor] : llvm::enumerate(factors)) {
       SmallVector<int64_t> aligned =
           alignedTo(cast<RankedTensorType>(factor.getType()).getShape(), rank);
       bool flat = llvm::all_of(axes, [&](int64_t p) { return aligned[p] == 1; });
       (flat ? constant : spanning).push_back(factor);
+      (flat ? constantAt : spanningAt).push_back(at);
     }
     if (constant.empty() || spanning.empty())
       return failure();
@@ -546,14 +569,15 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
     SmallVector<int64_t> otherShape = broadcastShapeOf(spanning);
     SmallVector<int64_t> aligned = alignedTo(factorShape, rank);
     // The spanning factors may have a lower rank (they broadcast along the
-    // leading axes), but together they span every reduced axis.
+    // leading axes), but together they span every reduced axis; a reduced
+    // axis of size 1 before their rank is simply dropped.
     const int64_t offset = rank - int64_t(otherShape.size());
-    if (!llvm::all_of(axes, [&](int64_t p) {
-          return p >= offset && otherShape[p - offset] == full.getDimSize(p);
-        }))
-      return failure();
     SmallVector<int64_t> otherAxes;
-    for (int64_t p : axes) otherAxes.push_back(p - offset);
+    for (int64_t p : axes) {
+      if (p < offset ? full.getDimSize(p) != 1 : otherShape[p - offset] != full.getDimSize(p))
+        return failure();
+      if (p >= offset) otherAxes.push_back(p - offset);
+    }
 
     SmallVector<int64_t> scaleShape(factorShape);
     if (!op.getKeepdims()) {
@@ -574,10 +598,12 @@ struct FactorOutOfReduction : OpRewritePattern<ReduceOp> {
       return failure();
 
     Location loc = op.getLoc();
-    Value other = buildProduct(rewriter, loc, spanning);
+    Value other = existingProduct(muls, spanningAt);
+    if (!other) other = buildProduct(rewriter, loc, spanning);
     Value reduced = rewriter.create<ReduceOp>(loc, other, rewriter.getDenseI64ArrayAttr(otherAxes),
                                               op.getKeepdimsAttr());
-    Value scale = buildProduct(rewriter, loc, constant);
+    Value scale = existingProduct(muls, constantAt);
+    if (!scale) scale = buildProduct(rewriter, loc, constant);
     if (ArrayRef<int64_t>(scaleShape) != ArrayRef<int64_t>(factorShape))
       scale = rewriter.create<ReshapeOp>(
           loc, RankedTensorType::get(scaleShape, full.getElementType()), scale);

@@ -57,6 +57,10 @@
 // RUN: spectral-run %t --function=factors_of_a_product_tree --random-inputs --seed=5 | diff %t.tree -
 // RUN: spectral-run %s --function=transpose_of_matmul --random-inputs --seed=5 > %t.tm
 // RUN: spectral-run %t --function=transpose_of_matmul --random-inputs --seed=5 | diff %t.tm -
+// RUN: spectral-run %s --function=factors_with_a_unit_axis --random-inputs --seed=5 > %t.unit
+// RUN: spectral-run %t --function=factors_with_a_unit_axis --random-inputs --seed=5 | diff %t.unit -
+// RUN: spectral-run %s --function=factors_of_a_product_used_elsewhere --random-inputs --seed=5 > %t.used
+// RUN: spectral-run %t --function=factors_of_a_product_used_elsewhere --random-inputs --seed=5 | diff %t.used -
 
 // 0.5 and -0.25 are not zero: true, as numpy's astype(bool).
 // FOLDED-LABEL: func.func @cast_to_i1
@@ -327,4 +331,31 @@ func.func @transpose_of_matmul(%a: tensor<5x7xcomplex<f64>>, %b: tensor<5x2xcomp
   %m = spectral.matmul %t, %b : tensor<7x5xcomplex<f64>>, tensor<5x2xcomplex<f64>>
   %r = spectral.transpose %m perm [1, 0] : tensor<7x2xcomplex<f64>>
   return %r : tensor<2x7xcomplex<f64>>
+}
+
+// A reduced axis of size 1 before the rank of the factor that spans the
+// others: dropped, the constant factors still move out.
+// FOLDED-LABEL: func.func @factors_with_a_unit_axis
+// FOLDED-NEXT:    spectral.reduce_sum %arg1 axes [0] : tensor<8xf64>
+func.func @factors_with_a_unit_axis(%c: tensor<1x1xf64>, %x: tensor<8xf64>, %d: tensor<1x1xf64>)
+    -> tensor<f64> {
+  %m = spectral.mul %x, %d : tensor<8xf64>, tensor<1x1xf64>
+  %p = spectral.mul %c, %m : tensor<1x1xf64>, tensor<1x8xf64>
+  %s = spectral.reduce_sum %p axes [0, 1] : tensor<1x8xf64>
+  return %s : tensor<f64>
+}
+
+// The spanning factors are a product used elsewhere too: that product is
+// summed, not a copy of it with its operands in another order.
+// FOLDED-LABEL: func.func @factors_of_a_product_used_elsewhere
+// FOLDED-NEXT:    %[[H:.*]] = spectral.mul %arg1, %arg0
+// FOLDED-NEXT:    spectral.reduce_sum %[[H]] axes [0]
+// FOLDED-NOT:     spectral.mul %arg0, %arg1
+func.func @factors_of_a_product_used_elsewhere(%x: tensor<4x8xf64>, %a: tensor<4x8xf64>,
+                                               %c: tensor<1x8xf64>)
+    -> (tensor<8xf64>, tensor<4x8xf64>) {
+  %h = spectral.mul %a, %x : tensor<4x8xf64>, tensor<4x8xf64>
+  %p = spectral.mul %h, %c : tensor<4x8xf64>, tensor<1x8xf64>
+  %s = spectral.reduce_sum %p axes [0] : tensor<4x8xf64>
+  return %s, %h : tensor<8xf64>, tensor<4x8xf64>
 }

@@ -61,3 +61,38 @@ func.func @siblings_too_large_together(%pool: tensor<512x1100xf32>)
   %w1 = spectral.softmax %c1 axis 0 : tensor<512x1xf32>
   return %w0, %w1 : tensor<512x1xf32>, tensor<512x1xf32>
 }
+
+// -----
+
+// Nor when each reports a run-time error (a label out of range): a launch
+// has one error word, so two losses on one set of labels stay two kernels.
+// CHECK-LABEL: func.func @siblings_that_both_report
+// CHECK:         spectral.fusion %arg0, %arg2
+// CHECK:         spectral.fusion %arg1, %arg2
+func.func @siblings_that_both_report(%x1: tensor<64x10xf32>, %x2: tensor<64x10xf32>,
+                                     %labels: tensor<64xi32>) -> (tensor<f32>, tensor<f32>) {
+  %m1 = spectral.reduce_mean %x1 axes [1] keepdims : tensor<64x10xf32>
+  %y1 = spectral.sub %x1, %m1 : tensor<64x10xf32>, tensor<64x1xf32>
+  %l1 = spectral.cross_entropy %y1, %labels : tensor<64x10xf32>, tensor<64xi32>
+  %m2 = spectral.reduce_max %x2 axes [1] keepdims : tensor<64x10xf32>
+  %y2 = spectral.sub %x2, %m2 : tensor<64x10xf32>, tensor<64x1xf32>
+  %l2 = spectral.cross_entropy %y2, %labels : tensor<64x10xf32>, tensor<64xi32>
+  return %l1, %l2 : tensor<f32>, tensor<f32>
+}
+
+// -----
+
+// One connected program takes one of two losses that read its values; the
+// other is a kernel of its own.
+// CHECK-LABEL: func.func @one_reporting_op_per_program
+// CHECK-COUNT-1: spectral.cross_entropy
+// CHECK:         spectral.yield
+// CHECK:         spectral.cross_entropy
+func.func @one_reporting_op_per_program(%x: tensor<64x10xf32>, %a: tensor<64xi32>,
+                                        %b: tensor<64xi32>) -> (tensor<f32>, tensor<f32>) {
+  %m = spectral.reduce_mean %x axes [1] keepdims : tensor<64x10xf32>
+  %y = spectral.sub %x, %m : tensor<64x10xf32>, tensor<64x1xf32>
+  %l1 = spectral.cross_entropy %y, %a : tensor<64x10xf32>, tensor<64xi32>
+  %l2 = spectral.cross_entropy %y, %b : tensor<64x10xf32>, tensor<64xi32>
+  return %l1, %l2 : tensor<f32>, tensor<f32>
+}

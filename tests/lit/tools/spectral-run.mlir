@@ -55,11 +55,18 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
   return %x : tensor<3x4xcomplex<f64>>
 }
 
+// A 16 GiB file (sparse) for a 3 x 4 argument is refused from its header,
+// before its data is read (4 GiB of address space and a minute allowed).
+// RUN: %python %S/Inputs/sparse_npy.py %t/huge.npy 4294967296
+// RUN: (ulimit -v 4194304; not timeout 60 spectral-run %s --function=wide --input=@%t/huge.npy 2>&1) \
+// RUN:   | FileCheck %s --check-prefix=HUGE
+// HUGE: argument #0 must be tensor<3x4xcomplex<f64>> (numpy complex128), but {{.*}}huge.npy holds float32 of shape (4294967296)
+
 // RUN: not spectral-run %s --function=double --input=@%t/nothing.npy 2>&1 | FileCheck %s --check-prefix=NOFILE
 // NOFILE: argument #0: {{.*}}nothing.npy: {{.*}}No such file or directory
 
 // RUN: not spectral-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant @beyond @wide_ints @ints_back)
+// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant @beyond @wide_ints @ints_back @huge_integer)
 
 // RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OUTS
@@ -140,3 +147,16 @@ func.func @ints_back(%y: tensor<2xi64>, %x: tensor<2xi64>) -> tensor<2xi64> {
 // RUN: rm -rf %t/arch && not spectral-run %s --function=double --random-inputs --dump-kernels=%t/arch --dump-arch=bogus 2>&1 | FileCheck %s --check-prefix=ARCH
 // RUN: not ls %t/arch
 // ARCH: error: --dump-arch=bogus: expected sm_XX of sm_75 or newer (sm_80, sm_90, sm_90a, ...)
+
+// The reference evaluator computes in doubles: an integer constant beyond
+// 2^53 would change value there, so --validate refuses it at the constant
+// (the device computes it exactly).
+// RUN: not spectral-run %s --function=huge_integer --random-inputs --validate 2>&1 | FileCheck %s --check-prefix=HUGEINT
+// RUN: spectral-run %s --function=huge_integer --random-inputs | FileCheck %s --check-prefix=HUGEDEVICE
+// HUGEINT: error: --validate: the reference evaluator failed: {{.*}}spectral-run.mlir:[[@LINE+4]]:8: 'spectral.constant': holds the integer 9007199254740993, beyond 2^53
+// HUGEDEVICE: result #0: tensor<2xi64>
+// HUGEDEVICE-NEXT: [9007199254740993, -9007199254740992]
+func.func @huge_integer(%x: tensor<2xi64>) -> tensor<2xi64> {
+  %c = spectral.constant dense<[9007199254740993, -9007199254740992]> : tensor<2xi64>
+  return %c : tensor<2xi64>
+}

@@ -552,5 +552,27 @@ TEST_F(NpyTest, WriteRejectsInconsistentArrays) {
   EXPECT_TRUE(list_dir().empty());
 }
 
+TEST_F(NpyTest, AcceptSeesTheHeaderAndItsRefusalIsTheError) {
+  NpyArray a = make_array(NpyDtype::kInt64, {4, 5});
+  std::string error;
+  ASSERT_TRUE(write_npy(path("h.npy"), a, &error)) << error;
+  NpyDtype seen = NpyDtype::kBool;
+  std::vector<int64_t> seenShape;
+  auto refuse = [&](NpyDtype dtype, const std::vector<int64_t>& shape, std::string* why) {
+    seen = dtype, seenShape = shape;
+    *why = "not the array wanted";
+    return false;
+  };
+  NpyArray b;
+  EXPECT_FALSE(read_npy(path("h.npy"), &b, &error, refuse));
+  EXPECT_EQ(error, "not the array wanted");
+  EXPECT_EQ(seen, NpyDtype::kInt64);
+  EXPECT_EQ(seenShape, (std::vector<int64_t>{4, 5}));
+  EXPECT_TRUE(b.bytes.empty());
+  auto take = [](NpyDtype, const std::vector<int64_t>&, std::string*) { return true; };
+  ASSERT_TRUE(read_npy(path("h.npy"), &b, &error, take)) << error;
+  EXPECT_EQ(b.bytes, a.bytes);
+}
+
 }  // namespace
 }  // namespace spectral
