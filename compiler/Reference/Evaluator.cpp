@@ -185,13 +185,13 @@ static Results evaluateConstant(Operation *op, Type type, Attribute value) {
     } else {
       APInt v = dense.getValues<APInt>()[at];
       const int64_t n = element.isInteger(1) ? int64_t(v.getZExtValue()) : v.getSExtValue();
-      // Values are doubles here: beyond 2^53 an integer would change value.
-      constexpr int64_t kExact = int64_t(1) << 53;
-      if (n > kExact || n < -kExact)
+      // Values are doubles here: most integers beyond 2^53 would change value.
+      const double d = double(n);
+      if (d == 9223372036854775808.0 || int64_t(d) != n)
         return opError(op, "holds the integer " + std::to_string(n) +
-                               ", beyond 2^53: the reference evaluator computes in double "
-                               "precision and cannot represent it exactly");
-      out->data[i] = double(n);
+                               ", which the reference evaluator (double precision) cannot "
+                               "represent exactly (beyond 2^53)");
+      out->data[i] = d;
     }
   }
   return single(std::move(*out));
