@@ -11,6 +11,7 @@
 
 #include "compiler/Codegen/Codegen.h"
 #include "compiler/Codegen/CodegenContext.h"
+#include "dialects/spectral/IR/SourceLimits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -118,6 +119,9 @@ Expected<Graph> Graph::parse(const std::string &text, const std::string &name,
   llvm::SourceMgr sources;
   sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), llvm::SMLoc());
   DiagnosticCapture capture(*state->context);
+  if (failed(mlir::spectral::checkSourceLimits(sources, sources.getMainFileID(),
+                                               state->context.get())))
+    return Status::error(capture.take(name + ": could not be parsed"));
   state->module = parseSourceFile<ModuleOp>(sources, state->context.get());
   if (!state->module) return Status::error(capture.take(name + ": could not be parsed"));
   std::vector<func::FuncOp> functions;

@@ -6,6 +6,7 @@
 #include "compiler/Fusion/Passes.h"
 #include "compiler/Pipelines/Pipelines.h"
 #include "compiler/Planning/BufferPlan.h"
+#include "dialects/spectral/IR/SourceLimits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,6 +42,8 @@ llvm::Expected<OwningOpRef<ModuleOp>> parseFile(MLIRContext &context, const std:
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);
+  if (failed(mlir::spectral::checkSourceLimits(sourceMgr, sourceMgr.getMainFileID(), &context)))
+    return llvm::createStringError(path + ": not accepted (see above)");
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module) return llvm::createStringError(path + ": could not be parsed (see above)");
   return module;

@@ -9,6 +9,7 @@
 #include "compiler/API/Jit.h"
 #include "compiler/API/Validate.h"
 #include "compiler/Reference/Evaluator.h"
+#include "dialects/spectral/IR/SourceLimits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
 #include "runtime/program/artifact.h"
 #include "runtime/program/kernel_dump.h"
@@ -400,6 +401,8 @@ int main(int argc, char **argv) {
     precompiled = std::move(artifact->program);
   }
   sourceMgr.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+  if (failed(mlir::spectral::checkSourceLimits(sourceMgr, sourceMgr.getMainFileID(), &context)))
+    return 1;
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
     return 1; // the parser reported file:line:col

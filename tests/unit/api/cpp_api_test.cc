@@ -25,6 +25,12 @@
 namespace spectral {
 namespace {
 
+std::string repeat(const std::string& text, int times) {
+  std::string out;
+  for (int i = 0; i < times; ++i) out += text;
+  return out;
+}
+
 CompileOptions onHost() {
   CompileOptions options;
   options.device = DeviceKind::kHost;
@@ -462,6 +468,15 @@ TEST(CppApi, ParsedGraphsCompileWithOptions) {
   EXPECT_NE(broken.status().message().find("broken.mlir:2:"), std::string::npos)
       << broken.status().message();
   EXPECT_FALSE(Graph::parse_file("/nonexistent.mlir"));
+  // Text MLIR's parser would overflow its stack on is an error, not a crash.
+  const std::string deep = "func.func @main(%x: " + repeat("tensor<", 30000) + "f32" +
+                           std::string(30000, '>') + ") { return }";
+  Expected<Graph> tooDeep = Graph::parse(deep, "deep.mlir");
+  ASSERT_FALSE(tooDeep);
+  EXPECT_NE(tooDeep.status().message().find("deep.mlir:1:"), std::string::npos)
+      << tooDeep.status().message();
+  EXPECT_NE(tooDeep.status().message().find("nesting deeper than 256 levels"), std::string::npos)
+      << tooDeep.status().message();
 
   // A signature a Program cannot hold is an error naming the argument.
   Expected<Graph> scalarArgument =

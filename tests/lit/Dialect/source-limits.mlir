@@ -1,0 +1,24 @@
+// Text MLIR 19's parser would crash on (stack overflow, a 32 GiB allocation,
+// a SEGV verifying a sparse literal) is an error at its location, from
+// spectral-opt, spectral-run and the API alike (the API: tests/unit/api).
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: %python -c "n = 30000; print('func.func @main(%%x: ' + 'tensor<' * n + 'f32' + '>' * n + ') { return }')" > %t/types.mlir
+// RUN: %python -c "n = 30000; print('func.func @main() { %%0 = spectral.constant dense<' + '[' * n + '1.0' + ']' * n + '> : tensor<f32> return }')" > %t/brackets.mlir
+// RUN: %python -c "n = 30000; print('func.func @main() {' + ' \"test.op\"() ({' * n + '})' * n + ' return }')" > %t/regions.mlir
+// RUN: not spectral-opt %t/types.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: not spectral-opt %t/brackets.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: not spectral-opt %t/regions.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// RUN: not spectral-run %t/types.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
+// DEEP: .mlir:1:{{[0-9]+}}: error: nesting deeper than 256 levels of (), [], {} and <> is not accepted
+//
+// RUN: %python -c "print('func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = spectral.neg %%x : tensor<4xf32>\n  return %%0#2147483647 : tensor<4xf32>\n}')" > %t/result.mlir
+// RUN: not spectral-opt %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
+// RUN: not spectral-run %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
+// RESULT: result.mlir:3:13: error: result number 2147483647 is beyond 65536
+//
+// RUN: not spectral-opt %s --split-input-file 2>&1 | FileCheck %s --check-prefix=SPARSE
+// SPARSE: source-limits.mlir:[[@LINE+2]]:26: error: sparse element literals are not accepted (spectral constants are dense)
+func.func @sparse() -> tensor<4xf32> {
+  %0 = spectral.constant sparse<[[0]], [0xFFFFFFFFFFFFFFFF]> : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
