@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <new>
 
 using namespace mlir;
 namespace sp = mlir::spectral;
@@ -158,6 +159,15 @@ Complex roundToKind(ElementKind kind, Complex value) {
   return value;
 }
 
+llvm::Error checkContractionCost(Operation *op, int64_t outputs, int64_t terms) {
+  int64_t cost;
+  if (!__builtin_mul_overflow(outputs, terms, &cost) && cost <= kMaxReferenceContractionCost)
+    return llvm::Error::success();
+  return opError(op, "is too large for the reference evaluator: " + llvm::Twine(outputs) +
+                         " results of " + llvm::Twine(terms) +
+                         " multiply-adds each, more than the 2^34 allowed");
+}
+
 Results single(Tensor tensor) {
   std::vector<Tensor> out;
   out.push_back(std::move(tensor));
@@ -238,7 +248,16 @@ static Results evaluateBlock(Block &block, std::vector<Tensor> args) {
         out.push_back(*t);
       return out;
     }
-    Results results = evaluateOp(&op, in);
+    // Every value is held as complex doubles (16 bytes an element): a graph
+    // too large for the memory left is an error at the op, not an abort.
+    Results results = [&]() -> Results {
+      try {
+        return evaluateOp(&op, in);
+      } catch (const std::bad_alloc &) {
+        return opError(&op, "ran out of memory in the reference evaluator, which holds every "
+                            "element as a complex double (16 bytes)");
+      }
+    }();
     if (!results)
       return results.takeError();
     if (results->size() != op.getNumResults())
@@ -282,7 +301,13 @@ llvm::Expected<std::vector<Tensor>> evaluate(func::FuncOp function,
     if (llvm::Error error =
             checkMatches(inputs[i], argumentTypes[i], "argument #" + std::to_string(i)))
       return error;
-  return evaluateBlock(function.getBody().front(), inputs);
+  try {
+    return evaluateBlock(function.getBody().front(), inputs);
+  } catch (const std::bad_alloc &) {  // copying arguments or results; ops say where
+    return llvm::createStringError("@" + function.getSymName().str() +
+                                   " ran out of memory in the reference evaluator, which holds "
+                                   "every element as a complex double (16 bytes)");
+  }
 }
 
 } // namespace spectral::reference

@@ -25,6 +25,17 @@ llvm::Expected<Tensor> zerosLike(mlir::Operation *op, mlir::Type type);
 /// An error located at `op`: "loc: 'spectral.gather': message".
 llvm::Error opError(mlir::Operation *op, const llvm::Twine &message);
 
+/// The most multiply-adds one transform may cost the reference evaluator
+/// (its transforms are naive): 2^36 is a minute or so.
+constexpr int64_t kMaxReferenceCost = int64_t(1) << 36;
+/// The same for a contraction (matmul, channel_mix: plain loops of complex
+/// multiply-adds): 2^34 is 20 s or so.
+constexpr int64_t kMaxReferenceContractionCost = int64_t(1) << 34;
+
+/// An error when `outputs` results of `terms` multiply-adds each cost more
+/// than kMaxReferenceContractionCost (a matmul: M N per batch, K terms each).
+llvm::Error checkContractionCost(mlir::Operation *op, int64_t outputs, int64_t terms);
+
 /// Row-major strides of `shape`.
 std::vector<int64_t> stridesOf(const std::vector<int64_t> &shape);
 

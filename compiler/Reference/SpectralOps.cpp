@@ -43,12 +43,10 @@ Results withData(Operation *op, std::vector<Complex> data) {
   return single(std::move(*out));
 }
 
-/// The naive transforms cost about (elements) x (axis length) multiply-adds
-/// per axis: 2^36 is a minute or so, a length of 2^20 would be hours.
-constexpr int64_t kMaxNaiveTransformCost = int64_t(1) << 36;
-
 /// An error when transforming `elements` values along axes of `lengths` (the
-/// logical transform lengths) costs more than kMaxNaiveTransformCost.
+/// logical transform lengths) costs more than kMaxReferenceCost: the naive
+/// transforms cost (elements) x (axis length) multiply-adds per axis, so a
+/// length of 2^20 would be hours.
 llvm::Error checkTransformCost(Operation *op, int64_t elements,
                                llvm::ArrayRef<int64_t> lengths) {
   int64_t cost = 0, longest = 0;
@@ -59,7 +57,7 @@ llvm::Error checkTransformCost(Operation *op, int64_t elements,
     overflow |= __builtin_add_overflow(cost, axisCost, &cost);
     longest = std::max(longest, length);
   }
-  if (!overflow && cost <= kMaxNaiveTransformCost)
+  if (!overflow && cost <= kMaxReferenceCost)
     return llvm::Error::success();
   std::string costText = overflow ? "more than 2^63" : std::to_string(cost);
   return opError(op, "is too large for the naive reference evaluator: " +

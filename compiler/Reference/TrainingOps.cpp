@@ -21,6 +21,8 @@ Results matmul(sp::MatmulOp op, const Tensor &a, const Tensor &b) {
   size_t rank = out->shape.size();
   int64_t m = out->shape[rank - 2], n = out->shape[rank - 1];
   int64_t k = a.shape.back();
+  if (llvm::Error error = checkContractionCost(op, out->size(), k))
+    return error;
   std::vector<int64_t> batch(out->shape.begin(), out->shape.end() - 2);
   std::vector<int64_t> batchA(a.shape.begin(), a.shape.end() - 2);
   std::vector<int64_t> batchB(b.shape.begin(), b.shape.end() - 2);
@@ -43,6 +45,8 @@ Results channelMix(sp::ChannelMixOp op, const Tensor &x, const Tensor &w) {
   if (!out)
     return out.takeError();
   int64_t batch = x.shape[0], in = x.shape[1], outChannels = w.shape[1];
+  if (llvm::Error error = checkContractionCost(op, out->size(), in))
+    return error;
   int64_t modes = in == 0 || batch == 0 ? 0 : x.size() / (batch * in);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t o = 0; o < outChannels; ++o)

@@ -365,6 +365,9 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // InitLLVM makes a failed allocation abort ("LLVM ERROR: out of memory");
+  // the reference evaluator turns std::bad_alloc into an error at the op.
+  std::set_new_handler(nullptr);
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
