@@ -37,6 +37,24 @@ mode_t mode_of(const std::string& path) {
   return info.st_mode;
 }
 
+/// Asks a fresh cache on `directory` for `key`: the compile must run once and
+/// its bytes come back (whatever lies in the entry's place). Returns what the
+/// cache said on stderr.
+std::string compiled_afresh(const std::string& directory, const CacheKey& key,
+                            uint64_t cap = uint64_t(1) << 30) {
+  CaptureStderr();
+  KernelCache cache(options_for(directory, CacheMode::kOn, cap));
+  int calls = 0;
+  StatusOr<std::vector<uint8_t>> result =
+      cache.get_or_compile(key, returning(pattern_bytes(1, 512), &calls));
+  const std::string warning = GetCapturedStderr();
+  EXPECT_TRUE(result.is_ok()) << result.status().message();
+  if (result.is_ok()) EXPECT_EQ(*result, pattern_bytes(1, 512));
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(cache.stats().disk_hits, 0u);
+  return warning;
+}
+
 /// Runs `body` in a child process that SIGALRM ends after `seconds`: a test
 /// that would hang fails instead. Returns the child's exit code (128 + signal).
 int in_child_with_deadline(int seconds, const std::function<int()>& body) {
@@ -97,17 +115,9 @@ TEST(KernelCacheTrustTest, ADirectoryOfAnotherUserIsRefused) {
   const CacheKey key = make_key("planted");
   plant(dir.path(), key, pattern_bytes(7, 256));
   ASSERT_EQ(::chown(dir.path().c_str(), kOtherUser, gid_t(-1)), 0);
-  CaptureStderr();
-  KernelCache cache(options_for(dir.path()));
-  const std::string warning = GetCapturedStderr();
+  const std::string warning = compiled_afresh(dir.path(), key);
   EXPECT_NE(warning.find("it belongs to uid 12345, not to this user"), std::string::npos)
       << warning;
-  int calls = 0;
-  StatusOr<std::vector<uint8_t>> result =
-      cache.get_or_compile(key, returning(pattern_bytes(1, 256), &calls));
-  ASSERT_TRUE(result.is_ok());
-  EXPECT_EQ(*result, pattern_bytes(1, 256));
-  EXPECT_EQ(calls, 1);
 }
 
 TEST(KernelCacheTrustTest, AnEntryOfAnotherUserIsNeverLoadedAndIsReplaced) {
@@ -117,14 +127,7 @@ TEST(KernelCacheTrustTest, AnEntryOfAnotherUserIsNeverLoadedAndIsReplaced) {
   plant(dir.path(), key, pattern_bytes(7, 256));
   const std::string path = entry_path(dir.path(), key);
   ASSERT_EQ(::chown(path.c_str(), kOtherUser, gid_t(-1)), 0);
-  CaptureStderr();
-  KernelCache cache(options_for(dir.path()));
-  int calls = 0;
-  StatusOr<std::vector<uint8_t>> result =
-      cache.get_or_compile(key, returning(pattern_bytes(1, 256), &calls));
-  const std::string warning = GetCapturedStderr();
-  ASSERT_TRUE(result.is_ok());
-  EXPECT_EQ(*result, pattern_bytes(1, 256));
+  const std::string warning = compiled_afresh(dir.path(), key);
   EXPECT_NE(warning.find("it belongs to uid 12345, not to this user"), std::string::npos)
       << warning;
   struct stat info;
@@ -138,15 +141,7 @@ TEST(KernelCacheTrustTest, ALinkInAnEntrysPlaceIsNotFollowed) {
   plant(elsewhere.path(), key, pattern_bytes(7, 256));  // a valid entry, but not in the cache
   const std::string path = entry_path(dir.path(), key);
   ASSERT_EQ(::symlink(entry_path(elsewhere.path(), key).c_str(), path.c_str()), 0);
-  CaptureStderr();
-  KernelCache cache(options_for(dir.path()));
-  int calls = 0;
-  StatusOr<std::vector<uint8_t>> result =
-      cache.get_or_compile(key, returning(pattern_bytes(1, 256), &calls));
-  const std::string warning = GetCapturedStderr();
-  ASSERT_TRUE(result.is_ok());
-  EXPECT_EQ(*result, pattern_bytes(1, 256));
-  EXPECT_EQ(calls, 1);
+  const std::string warning = compiled_afresh(dir.path(), key);
   EXPECT_NE(warning.find("(a symbolic link)"), std::string::npos) << warning;
   EXPECT_TRUE(S_ISREG(mode_of(path)));  // the link itself was replaced
 }
@@ -189,14 +184,7 @@ TEST(KernelCacheTrustTest, AnEntryLargerThanTheCapIsNotRead) {
   TempDir dir;
   const CacheKey key = make_key("large");
   plant(dir.path(), key, pattern_bytes(7, 4096));
-  CaptureStderr();
-  KernelCache cache(options_for(dir.path(), CacheMode::kOn, 1024));
-  int calls = 0;
-  StatusOr<std::vector<uint8_t>> result =
-      cache.get_or_compile(key, returning(pattern_bytes(1, 512), &calls));
-  const std::string warning = GetCapturedStderr();
-  ASSERT_TRUE(result.is_ok());
-  EXPECT_EQ(*result, pattern_bytes(1, 512));
+  const std::string warning = compiled_afresh(dir.path(), key, 1024);
   EXPECT_NE(warning.find("more than the cache's cap of 1024"), std::string::npos) << warning;
 }
 
