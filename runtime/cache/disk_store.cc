@@ -130,8 +130,9 @@ std::string DiskStore::entry_path(const std::string& hash_hex) const {
 Status DiskStore::prepare() const {
   for (size_t slash = 1; slash <= directory_.size(); ++slash) {
     if (slash < directory_.size() && directory_[slash] != '/') continue;
+    // Missing parents as mkdir -p makes them; the cache directory itself 0700.
     std::string prefix = directory_.substr(0, slash);
-    if (::mkdir(prefix.c_str(), 0700) != 0 && errno != EEXIST)
+    if (::mkdir(prefix.c_str(), slash < directory_.size() ? 0755 : 0700) != 0 && errno != EEXIST)
       return Status::error("cannot create directory " + prefix + ": " + errno_text());
   }
   if (Status trusted = check_trusted(); !trusted) return trusted;
@@ -185,6 +186,8 @@ EntryRead DiskStore::read(const std::string& hash_hex, const Sha256::Digest& key
   if (info.st_uid != ::geteuid())
     return fail(EntryRead::Outcome::kCorrupt,
                 "it belongs to uid " + std::to_string(info.st_uid) + ", not to this user");
+  if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return fail(EntryRead::Outcome::kCorrupt, "its group or others may write it");
   const auto file_size = uint64_t(info.st_size);
   if (file_size > max_entry_bytes_)
     return fail(EntryRead::Outcome::kCorrupt, std::to_string(file_size) +

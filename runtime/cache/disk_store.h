@@ -48,15 +48,16 @@ class DiskStore {
   const std::string& directory() const { return directory_; }
   /// "<directory>/<hash_hex>.bin"
   std::string entry_path(const std::string& hash_hex) const;
-  /// Creates the directory and its parents (mode 0700), checks it is
+  /// Creates the directory (mode 0700) and its parents, checks it is
   /// trusted, then proves it writable by creating and removing a file in it.
   Status prepare() const;
   /// Whether the directory can be trusted with code (ssh's rule for its
   /// keys): it belongs to this user and neither its group nor others may
   /// write in it. The error says why not and how to fix it.
   Status check_trusted() const;
-  /// Reads and verifies the entry: a regular file of this user's, not a
-  /// link, within the cap (anything else is corrupt: replaced); a hit
+  /// Reads and verifies the entry: a regular file of this user's that
+  /// neither its group nor others may write, not a link, within the cap
+  /// (anything else is corrupt: replaced); a hit
   /// refreshes its mtime.
   EntryRead read(const std::string& hash_hex, const Sha256::Digest& key_digest) const;
   /// Writes the entry atomically, replacing any older one; on failure no

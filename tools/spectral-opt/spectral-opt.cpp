@@ -18,10 +18,12 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);  // stack dumps on a crash, as MlirOptMain gives
   mlir::registerTransformsPasses();
   spectral::registerPipelines();
   spectral::registerFusionPasses();

@@ -252,6 +252,17 @@ double milliseconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double, std::milli>(d).count();
 }
 
+/// The reference evaluator, with a failed allocation thrown as std::bad_alloc
+/// (which it turns into an error at the op) rather than aborting, as
+/// InitLLVM's handler makes it elsewhere; that handler is back on return.
+llvm::Expected<std::vector<Tensor>> evaluateReference(func::FuncOp function,
+                                                      const std::vector<Tensor> &inputs) {
+  std::new_handler llvmHandler = std::set_new_handler(nullptr);
+  llvm::Expected<std::vector<Tensor>> results = ::spectral::reference::evaluate(function, inputs);
+  std::set_new_handler(llvmHandler);
+  return results;
+}
+
 /// Compiles @function for the chosen device, runs it on `arguments`, and
 /// handles --validate, --benchmark and --dump-kernels. Returns the exit status.
 int runOnDevice(ModuleOp module, func::FuncOp function,
@@ -341,7 +352,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
 
   if (validate) {
     llvm::Expected<std::vector<Tensor>> expected =
-        ::spectral::reference::evaluate(function, *referenceInputs);
+        evaluateReference(function, *referenceInputs);
     if (!expected)
       return fail("--validate: the reference evaluator failed: " +
                   llvm::toString(expected.takeError()));
@@ -365,9 +376,6 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  // InitLLVM makes a failed allocation abort ("LLVM ERROR: out of memory");
-  // the reference evaluator turns std::bad_alloc into an error at the op.
-  std::set_new_handler(nullptr);
   llvm::cl::HideUnrelatedOptions(category);
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
@@ -498,7 +506,7 @@ int main(int argc, char **argv) {
     if (!exact)
       return fail(llvm::toString(exact.takeError()));
     llvm::Expected<std::vector<Tensor>> evaluated =
-        ::spectral::reference::evaluate(function, *exact);
+        evaluateReference(function, *exact);
     if (!evaluated)
       return fail(llvm::toString(evaluated.takeError()));
     for (const Tensor &t : *evaluated) results.push_back(::spectral::toHostTensor(t));

@@ -2,10 +2,13 @@
 //
 // MLIR 19's parser is not made for hostile text: it recurses once per level
 // of nesting (a stack overflow near 30,000 levels of `tensor<tensor<...`,
-// `[[[...` or nested regions), sizes a result list by the largest `%v#N` it
-// reads (`%1#2147483647` asks for 32 GiB), and crashes verifying some sparse
-// element literals. Every parse in the tools and the API first runs
-// checkSourceLimits, so such text is an error at its location instead.
+// `[[[...` or nested regions) and per operator of an affine expression,
+// sizes a result list by the largest `%v#N` it reads (`%1#2147483647` asks
+// for 32 GiB), and crashes verifying some sparse element literals. Every
+// parse in the tools and the API first runs checkSourceLimits, so such text
+// is an error at its location instead. The check reads tokens as the lexer
+// does (whitespace and comments between them, strings skipped); bytecode is
+// not text and is not checked.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -22,8 +25,9 @@ constexpr int kMaxSourceNesting = 256;
 constexpr int64_t kMaxSourceResults = 1 << 16;
 
 /// Checks the text of `buffer` in `sources` against the limits above and
-/// refuses sparse element literals (spectral constants are dense); emits an
-/// error at the first offending location through `context` and fails.
+/// refuses sparse element literals (spectral constants are dense) and affine
+/// maps and sets (no spectral op takes one); emits an error at the first
+/// offending location through `context` and fails.
 LogicalResult checkSourceLimits(const llvm::SourceMgr &sources, unsigned buffer,
                                 MLIRContext *context);
 

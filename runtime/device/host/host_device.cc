@@ -195,16 +195,20 @@ StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
   const std::string unit = host::host_unit_source(source.source, source.entry);
   const CacheKey key{unit, host::host_compile_options_key(), host_target(), compiler->version};
   auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry); };
-  StatusOr<KernelCache::Binary> binary = KernelCache::global().get_or_compile_shared(key, compile);
+  KernelCache& cache = KernelCache::global();
+  const uint64_t compiles = cache.stats().misses;
+  StatusOr<KernelCache::Binary> binary = cache.get_or_compile_shared(key, compile);
   if (!binary) return binary.status();
   StatusOr<std::shared_ptr<Kernel>> kernel = load_shared_object(**binary, source.entry);
-  if (kernel) return kernel;
   // A stored binary that does not load (damaged past its checksum, or
-  // written by a broken toolchain): compiled and stored again, once.
+  // written by a broken toolchain) is compiled and stored again, once; not
+  // one just compiled (it would fail the same way), nor in require mode.
+  if (kernel || cache.stats().misses != compiles || cache.options().mode != CacheMode::kOn)
+    return kernel;
   std::fprintf(stderr, "spectral: kernel cache: %s; recompiling it\n",
                kernel.status().message().c_str());
-  KernelCache::global().discard(key);
-  binary = KernelCache::global().get_or_compile_shared(key, compile);
+  cache.discard(key);
+  binary = cache.get_or_compile_shared(key, compile);
   if (!binary) return binary.status();
   return load_shared_object(**binary, source.entry);
 }

@@ -15,6 +15,19 @@
 // RUN: not spectral-opt %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
 // RUN: not spectral-run %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
 // RESULT: result.mlir:3:13: error: result number 2147483647 is beyond 65536
+// The lexer takes "#N" as a token of its own: whitespace between changes nothing.
+// RUN: %python -c "print('func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = spectral.neg %%x : tensor<4xf32>\n  return %%0 #2147483647 : tensor<4xf32>\n}')" > %t/spaced.mlir
+// RUN: not spectral-opt %t/spaced.mlir 2>&1 | FileCheck %s --check-prefix=SPACED
+// SPACED: spaced.mlir:3:14: error: result number 2147483647 is beyond 65536
+//
+// Nor before the '<' of a sparse literal; affine maps and sets (their
+// expressions recurse in the parser without any bracket) are refused too.
+// RUN: %python -c "print('func.func @main() -> tensor<4xf32> {\n  %%0 = spectral.constant sparse <[[0]], [1.0]> : tensor<4xf32>\n  return %%0 : tensor<4xf32>\n}')" > %t/sparse.mlir
+// RUN: not spectral-opt %t/sparse.mlir 2>&1 | FileCheck %s --check-prefix=SPARSESPACED
+// SPARSESPACED: sparse.mlir:2:26: error: sparse element literals are not accepted
+// RUN: %python -c "print('#m = affine_map<(d0) -> (' + '-' * 2000000 + 'd0)>')" > %t/affine.mlir
+// RUN: not spectral-opt %t/affine.mlir 2>&1 | FileCheck %s --check-prefix=AFFINE
+// AFFINE: affine.mlir:1:6: error: affine maps and sets are not accepted
 //
 // RUN: not spectral-opt %s --split-input-file 2>&1 | FileCheck %s --check-prefix=SPARSE
 // SPARSE: source-limits.mlir:[[@LINE+2]]:26: error: sparse element literals are not accepted (spectral constants are dense)

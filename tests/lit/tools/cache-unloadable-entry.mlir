@@ -9,6 +9,13 @@
 // RUN: FileCheck %s < %t.err
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %s --device=host --random-inputs --seed=3 2>&1 > /dev/null \
 // RUN:   | FileCheck %s --check-prefix=REPAIRED --allow-empty
+// In require mode nothing is compiled: the load's error is the run's.
+// RUN: %python %S/Inputs/garble_cache_payloads.py %t.cache > /dev/null
+// RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_CACHE=require not spectral-run %s --device=host \
+// RUN:   --random-inputs --seed=3 2>&1 | FileCheck %s --check-prefix=REQUIRE
+// REQUIRE-NOT: recompiling
+// REQUIRE: cannot load kernel
+// REQUIRE-NOT: recompiling
 // GARBLED: garbled {{[1-9][0-9]*}} entries
 // CHECK: spectral: kernel cache: cannot load kernel '{{.*}}': {{.*}}; recompiling it
 // REPAIRED-NOT: kernel cache

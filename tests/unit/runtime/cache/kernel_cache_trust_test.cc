@@ -75,7 +75,7 @@ TEST(KernelCacheTrustTest, CreatesItsDirectoriesAndEntriesForItsUserOnly) {
   int calls = 0;
   KernelCache cache(options_for(nested));
   ASSERT_TRUE(cache.get_or_compile(make_key("k"), returning(pattern_bytes(1, 64), &calls)).is_ok());
-  EXPECT_EQ(mode_of(dir.path() + "/a") & 077, 0u);
+  EXPECT_EQ(mode_of(dir.path() + "/a") & 022, 0u);  // a parent as mkdir -p makes it
   EXPECT_EQ(mode_of(nested) & 077, 0u);
   EXPECT_EQ(mode_of(entry_path(nested, make_key("k"))) & 0777, 0600u);
 }
@@ -133,6 +133,17 @@ TEST(KernelCacheTrustTest, AnEntryOfAnotherUserIsNeverLoadedAndIsReplaced) {
   struct stat info;
   ASSERT_EQ(::lstat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_uid, ::geteuid());  // replaced by this user's own entry
+}
+
+TEST(KernelCacheTrustTest, AnEntryOthersMayWriteIsNeverLoadedAndIsReplaced) {
+  TempDir dir;
+  const CacheKey key = make_key("writable");
+  plant(dir.path(), key, pattern_bytes(7, 256));
+  const std::string path = entry_path(dir.path(), key);
+  ASSERT_EQ(::chmod(path.c_str(), 0666), 0);  // as an older version's 0644 under umask 0
+  const std::string warning = compiled_afresh(dir.path(), key);
+  EXPECT_NE(warning.find("its group or others may write it"), std::string::npos) << warning;
+  EXPECT_EQ(mode_of(path) & 0777, 0600u);
 }
 
 TEST(KernelCacheTrustTest, ALinkInAnEntrysPlaceIsNotFollowed) {
