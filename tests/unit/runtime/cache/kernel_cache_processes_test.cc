@@ -5,10 +5,12 @@
 #include "tests/unit/runtime/cache/cache_test_util.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -110,6 +112,57 @@ TEST(KernelCacheProcessesTest, ConcurrentWritersAndEvictionsStayConsistent) {
   }
   EXPECT_EQ(size_t(hits), left.size());
   EXPECT_EQ(reader.stats().corrupt_entries, 0u);
+}
+
+/// A writer killed (SIGKILL) while its entry is half written leaves at most
+/// a temporary file: never an entry that a later reader takes for the binary.
+TEST(KernelCacheProcessesTest, AWriterKilledMidWriteLeavesNoEntry) {
+  TempDir dir;
+  const CacheKey key = make_key("killed");
+  const size_t size = size_t(256) << 20;  // long enough to be caught writing
+  std::fflush(nullptr);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    KernelCache cache(options_for(dir.path(), CacheMode::kOn, uint64_t(1) << 31));
+    cache.get_or_compile(key, []() -> StatusOr<std::vector<uint8_t>> {
+      return std::vector<uint8_t>(size_t(256) << 20, 0x5a);
+    });
+    ::_exit(0);
+  }
+  // Kill it as soon as a file of the entry's exists (or it has finished).
+  const std::string hash = KernelCache::key_hash(key);
+  auto writing = [&] {
+    std::vector<std::string> names = list_files(dir.path());
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return n.find(hash) != std::string::npos; });
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  int status = 0;
+  bool exited = false;
+  while (!writing() && std::chrono::steady_clock::now() < deadline)
+    if ((exited = ::waitpid(pid, &status, WNOHANG) == pid)) break;
+  if (!exited) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+  }
+  const std::vector<std::string> files = list_files(dir.path());
+  const bool entry = std::count(files.begin(), files.end(), KernelCache::key_hash(key) + ".bin");
+  // The entry is there only whole (the writer finished first); else the
+  // reader compiles.
+  int calls = 0;
+  KernelCache reader(options_for(dir.path(), CacheMode::kOn, uint64_t(1) << 31));
+  StatusOr<std::vector<uint8_t>> result =
+      reader.get_or_compile(key, returning(pattern_bytes(3, 100), &calls));
+  ASSERT_TRUE(result.is_ok());
+  if (entry) {
+    EXPECT_EQ(result->size(), size);
+    EXPECT_EQ(calls, 0);
+  } else {
+    EXPECT_EQ(*result, pattern_bytes(3, 100));
+    EXPECT_EQ(calls, 1);
+    EXPECT_EQ(reader.stats().corrupt_entries, 0u);  // nothing half written was read
+  }
+  std::printf("writer %s\n", exited ? "finished before it could be killed" : "killed mid-write");
 }
 
 TEST(KernelCacheProcessesTest, GlobalCacheFollowsTheEnvironment) {
