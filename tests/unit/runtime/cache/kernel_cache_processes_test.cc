@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -163,6 +164,38 @@ TEST(KernelCacheProcessesTest, AWriterKilledMidWriteLeavesNoEntry) {
     EXPECT_EQ(reader.stats().corrupt_entries, 0u);  // nothing half written was read
   }
   std::printf("writer %s\n", exited ? "finished before it could be killed" : "killed mid-write");
+}
+
+/// A full disk (here: a file size limit, so writes fail with EFBIG) while
+/// writing: one warning, the binary still returned and kept in memory, no
+/// entry and no temporary file left behind.
+TEST(KernelCacheProcessesTest, AFullDiskWhileWritingLosesNothing) {
+  TempDir dir;
+  std::vector<int> codes = run_children(1, [&](int) {
+    ::signal(SIGXFSZ, SIG_IGN);  // the write fails instead of killing the process
+    struct rlimit limit = {64 * 1024, 64 * 1024};
+    if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) return 10;
+    ::testing::internal::CaptureStderr();
+    KernelCache cache(options_for(dir.path()));
+    int calls = 0;
+    StatusOr<std::vector<uint8_t>> first =
+        cache.get_or_compile(make_key("big"), returning(pattern_bytes(1, 1 << 20), &calls));
+    StatusOr<std::vector<uint8_t>> again = cache.get_or_compile(make_key("big"), never_called());
+    StatusOr<std::vector<uint8_t>> small =
+        cache.get_or_compile(make_key("small"), returning(pattern_bytes(2, 100), &calls));
+    const std::string warnings = ::testing::internal::GetCapturedStderr();
+    if (!first.is_ok() || *first != pattern_bytes(1, 1 << 20)) return 1;
+    if (!again.is_ok() || *again != *first || calls != 2) return 2;
+    if (!small.is_ok()) return 3;
+    if (count_of(warnings, "\n") != 1 || warnings.find("cannot write") == std::string::npos)
+      return 4;
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>{0});
+  EXPECT_FALSE(has_temp_files(dir.path()));
+  const std::vector<std::string> files = list_files(dir.path());
+  EXPECT_EQ(std::count(files.begin(), files.end(), KernelCache::key_hash(make_key("big")) + ".bin"),
+            0);
 }
 
 TEST(KernelCacheProcessesTest, GlobalCacheFollowsTheEnvironment) {
