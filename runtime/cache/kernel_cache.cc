@@ -181,8 +181,10 @@ KernelCache::KernelCache(Options options) : state_(std::make_unique<State>()) {
 KernelCache::~KernelCache() = default;
 
 StatusOr<KernelCache::Binary> KernelCache::get_or_compile_shared(const CacheKey& key,
-                                                                 const Compile& compile) {
+                                                                 const Compile& compile,
+                                                                 bool* compiled) {
   State& s = *state_;
+  if (compiled != nullptr) *compiled = false;
   if (s.options.mode != CacheMode::kOff) {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto found = s.memory.find(key);
@@ -192,9 +194,10 @@ StatusOr<KernelCache::Binary> KernelCache::get_or_compile_shared(const CacheKey&
     }
   }
   if (s.options.mode == CacheMode::kOff) {
-    StatusOr<std::vector<uint8_t>> compiled = s.compile_counted(compile);
-    if (!compiled) return compiled.status();
-    return Binary(std::make_shared<const std::vector<uint8_t>>(std::move(*compiled)));
+    if (compiled != nullptr) *compiled = true;
+    StatusOr<std::vector<uint8_t>> fresh = s.compile_counted(compile);
+    if (!fresh) return fresh.status();
+    return Binary(std::make_shared<const std::vector<uint8_t>>(std::move(*fresh)));
   }
 
   const Sha256::Digest digest = key_digest(key);
@@ -228,9 +231,10 @@ StatusOr<KernelCache::Binary> KernelCache::get_or_compile_shared(const CacheKey&
   }
   if (!problem.empty()) warn(problem + "; recompiling and replacing it");
 
-  StatusOr<std::vector<uint8_t>> compiled = s.compile_counted(compile);
-  if (!compiled) return compiled.status();
-  auto binary = std::make_shared<const std::vector<uint8_t>>(std::move(*compiled));
+  if (compiled != nullptr) *compiled = true;
+  StatusOr<std::vector<uint8_t>> fresh = s.compile_counted(compile);
+  if (!fresh) return fresh.status();
+  auto binary = std::make_shared<const std::vector<uint8_t>>(std::move(*fresh));
   if (s.disk) s.store(hash, digest, *binary);
   return s.remember(key, std::move(binary), nullptr);
 }

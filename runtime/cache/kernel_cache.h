@@ -75,7 +75,9 @@ class KernelCache {
   /// hash of the key and a reference count).
   using Binary = std::shared_ptr<const std::vector<uint8_t>>;
   /// As get_or_compile, without the copy.
-  StatusOr<Binary> get_or_compile_shared(const CacheKey& key, const Compile& compile);
+  /// `compiled`, when given, says whether this call ran `compile`.
+  StatusOr<Binary> get_or_compile_shared(const CacheKey& key, const Compile& compile,
+                                         bool* compiled = nullptr);
 
   /// Forgets `key`'s binary, in memory and on disk: for a caller that found
   /// a stored binary unusable (a host kernel that does not load), so that

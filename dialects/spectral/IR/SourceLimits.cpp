@@ -12,9 +12,11 @@
 namespace mlir::spectral {
 namespace {
 
-bool isNameChar(char c) {
+/// A character of a bare identifier (or of a %value or ^block name when
+/// `suffix`: those may hold '-' too), as MLIR's lexer reads them.
+bool isNameChar(char c, bool suffix = false) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.' ||
-         c == '-';
+         (suffix && c == '-');
 }
 
 bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }
@@ -57,7 +59,14 @@ LogicalResult checkSourceLimits(const llvm::SourceMgr &sources, unsigned buffer,
                                 MLIRContext *context) {
   const llvm::MemoryBuffer *file = sources.getMemoryBuffer(buffer);
   llvm::StringRef text = file->getBuffer();
-  if (isBytecode(*file)) return success();  // not text: the limits do not apply
+  // Bytecode keeps attributes it cannot encode (affine maps) as text that
+  // the parser reads unchecked: it is not accepted at all.
+  if (isBytecode(*file)) {
+    emitError(FileLineColLoc::get(context, file->getBufferIdentifier(), 0, 0))
+        << "MLIR bytecode is not accepted (the text it embeds would bypass the source limits); "
+           "give the graph as text";
+    return failure();
+  }
   auto fail = [&](size_t at, const std::string &message) {
     auto [line, column] = sources.getLineAndColumn(llvm::SMLoc::getFromPointer(text.data() + at),
                                                    buffer);
@@ -66,6 +75,7 @@ LogicalResult checkSourceLimits(const llvm::SourceMgr &sources, unsigned buffer,
   };
   Scanner scan(text);
   int depth = 0;
+  int64_t resultSlots = 0;  // what the parser allocates for the result numbers read
   bool afterValue = false;  // the previous token was a value name (%...)
   for (size_t i = scan.next(); i < text.size(); i = scan.next()) {
     const char c = text[i];
@@ -86,12 +96,16 @@ LogicalResult checkSourceLimits(const llvm::SourceMgr &sources, unsigned buffer,
       if (!number.empty() && (number.size() > 6 || std::stoll(number.str()) > kMaxSourceResults))
         return fail(digits, "result " + std::string(c == '#' ? "number " : "count ") +
                                 number.str() + " is beyond " + std::to_string(kMaxSourceResults));
+      // The parser keeps N + 1 slots for each value used as %v#N.
+      if (!number.empty() && (resultSlots += std::stoll(number.str()) + 1) > kMaxSourceResultSlots)
+        return fail(digits, "result numbers add up to more than " +
+                                std::to_string(kMaxSourceResultSlots) + " in one file");
       scan.at_ = end;
       continue;
     }
     if (c == '%' || c == '@' || c == '^' || c == '!' || c == '#') {  // a name, whole
       size_t end = i + 1;
-      while (end < text.size() && isNameChar(text[end])) ++end;
+      while (end < text.size() && isNameChar(text[end], c == '%' || c == '^')) ++end;
       afterValue = c == '%';
       scan.at_ = end;
       continue;

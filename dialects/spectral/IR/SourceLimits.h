@@ -7,8 +7,8 @@
 // for 32 GiB), and crashes verifying some sparse element literals. Every
 // parse in the tools and the API first runs checkSourceLimits, so such text
 // is an error at its location instead. The check reads tokens as the lexer
-// does (whitespace and comments between them, strings skipped); bytecode is
-// not text and is not checked.
+// does (whitespace and comments between them, strings skipped). Bytecode is
+// refused: it embeds text (affine maps) that the parser would read unchecked.
 //
 //===----------------------------------------------------------------------===//
 #pragma once
@@ -19,10 +19,14 @@
 
 namespace mlir::spectral {
 
-/// The deepest nesting of (), [], {} and <> accepted (real graphs nest ~10).
-constexpr int kMaxSourceNesting = 256;
+/// The deepest nesting of (), [], {} and <> accepted (real graphs nest ~10;
+/// the parser then needs about 0.5 MB of stack).
+constexpr int kMaxSourceNesting = 128;
 /// The largest result number (`%v#N`) or result count (`%v:N =`) accepted.
 constexpr int64_t kMaxSourceResults = 1 << 16;
+/// The most result slots (N + 1 for each %v#N read) one file may make the
+/// parser allocate, 16 bytes each.
+constexpr int64_t kMaxSourceResultSlots = int64_t(1) << 22;
 
 /// Checks the text of `buffer` in `sources` against the limits above and
 /// refuses sparse element literals (spectral constants are dense) and affine

@@ -196,15 +196,17 @@ StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
   const CacheKey key{unit, host::host_compile_options_key(), host_target(), compiler->version};
   auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry); };
   KernelCache& cache = KernelCache::global();
-  const uint64_t compiles = cache.stats().misses;
-  StatusOr<KernelCache::Binary> binary = cache.get_or_compile_shared(key, compile);
+  bool compiled = false;
+  StatusOr<KernelCache::Binary> binary = cache.get_or_compile_shared(key, compile, &compiled);
   if (!binary) return binary.status();
   StatusOr<std::shared_ptr<Kernel>> kernel = load_shared_object(**binary, source.entry);
-  // A stored binary that does not load (damaged past its checksum, or
-  // written by a broken toolchain) is compiled and stored again, once; not
-  // one just compiled (it would fail the same way), nor in require mode.
-  if (kernel || cache.stats().misses != compiles || cache.options().mode != CacheMode::kOn)
-    return kernel;
+  if (kernel) return kernel;
+  // One just compiled that does not load is not kept (the compiler is
+  // broken: the next run compiles again). A stored one that does not load
+  // (damaged past its checksum) is compiled and stored again, once, except
+  // in require mode, where nothing is compiled.
+  if (compiled) cache.discard(key);
+  if (compiled || cache.options().mode != CacheMode::kOn) return kernel;
   std::fprintf(stderr, "spectral: kernel cache: %s; recompiling it\n",
                kernel.status().message().c_str());
   cache.discard(key);

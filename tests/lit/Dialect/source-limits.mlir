@@ -9,7 +9,7 @@
 // RUN: not spectral-opt %t/brackets.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
 // RUN: not spectral-opt %t/regions.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
 // RUN: not spectral-run %t/types.mlir 2>&1 | FileCheck %s --check-prefix=DEEP
-// DEEP: .mlir:1:{{[0-9]+}}: error: nesting deeper than 256 levels of (), [], {} and <> is not accepted
+// DEEP: .mlir:1:{{[0-9]+}}: error: nesting deeper than 128 levels of (), [], {} and <> is not accepted
 //
 // RUN: %python -c "print('func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = spectral.neg %%x : tensor<4xf32>\n  return %%0#2147483647 : tensor<4xf32>\n}')" > %t/result.mlir
 // RUN: not spectral-opt %t/result.mlir 2>&1 | FileCheck %s --check-prefix=RESULT
@@ -19,6 +19,18 @@
 // RUN: %python -c "print('func.func @main(%%x: tensor<4xf32>) -> tensor<4xf32> {\n  %%0 = spectral.neg %%x : tensor<4xf32>\n  return %%0 #2147483647 : tensor<4xf32>\n}')" > %t/spaced.mlir
 // RUN: not spectral-opt %t/spaced.mlir 2>&1 | FileCheck %s --check-prefix=SPACED
 // SPACED: spaced.mlir:3:14: error: result number 2147483647 is beyond 65536
+// Nor do many result numbers within the limit add up to gigabytes.
+// RUN: %python -c "print('func.func @main(%%x: tensor<1xf32>) {'); [print('  %%r' + str(i) + ' = spectral.neg %%a' + str(i) + '#65536 : tensor<1xf32>') for i in range(70)]; print('  return\n}')" > %t/slots.mlir
+// RUN: not spectral-opt %t/slots.mlir 2>&1 | FileCheck %s --check-prefix=SLOTS
+// SLOTS: slots.mlir:65:{{[0-9]+}}: error: result numbers add up to more than 4194304 in one file
+//
+// Bytecode is refused: it keeps affine maps as text that the parser would
+// read unchecked (bytes that look like 1,200 '(' in a row are data there).
+// RUN: %python -c "print('func.func @main() -> tensor<301xi32> {\n  %%0 = spectral.constant dense<[' + '673720360, ' * 300 + '1]> : tensor<301xi32>\n  return %%0 : tensor<301xi32>\n}')" > %t/parens.mlir
+// RUN: spectral-opt %t/parens.mlir --emit-bytecode -o %t/parens.mlirbc
+// RUN: not spectral-opt %t/parens.mlirbc 2>&1 | FileCheck %s --check-prefix=BYTECODE
+// RUN: not spectral-run %t/parens.mlirbc 2>&1 | FileCheck %s --check-prefix=BYTECODE
+// BYTECODE: parens.mlirbc:0:0: error: MLIR bytecode is not accepted
 //
 // Nor before the '<' of a sparse literal; affine maps and sets (their
 // expressions recurse in the parser without any bracket) are refused too.

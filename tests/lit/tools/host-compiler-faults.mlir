@@ -4,7 +4,7 @@
 // RUN: rm -rf %t.cache %t.junk-cxx
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX=false not spectral-run %s --device=host \
 // RUN:   --random-inputs 2>&1 | FileCheck %s --check-prefix=FAILING
-// FAILING: error: compiling kernel '{{.*}}' for spectral.exp ({{.*}}host-compiler-faults.mlir:[[@LINE+13]]:8): host compiler failed on kernel '{{.*}}' (exit status 1)
+// FAILING: error: compiling kernel '{{.*}}' for spectral.exp ({{.*}}host-compiler-faults.mlir:[[@LINE+14]]:8): host compiler failed on kernel '{{.*}}' (exit status 1)
 //
 // RUN: printf '#!/bin/sh\nwhile [ "$1" != -o ]; do shift; done\necho junk > "$2"\n' > %t.junk-cxx
 // RUN: chmod +x %t.junk-cxx
@@ -12,6 +12,7 @@
 // RUN:   --random-inputs 2>&1 | FileCheck %s --check-prefix=JUNK
 // JUNK-NOT: recompiling
 // JUNK: cannot load kernel '{{.*}}': {{.*}}
+// RUN: find %t.cache -name '*.bin' | count 0
 //
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %s --device=host --random-inputs --seed=2 --validate \
 // RUN:   2>&1 | FileCheck %s --check-prefix=WORKING

@@ -475,7 +475,7 @@ TEST(CppApi, ParsedGraphsCompileWithOptions) {
   ASSERT_FALSE(tooDeep);
   EXPECT_NE(tooDeep.status().message().find("deep.mlir:1:"), std::string::npos)
       << tooDeep.status().message();
-  EXPECT_NE(tooDeep.status().message().find("nesting deeper than 256 levels"), std::string::npos)
+  EXPECT_NE(tooDeep.status().message().find("nesting deeper than 128 levels"), std::string::npos)
       << tooDeep.status().message();
 
   // A signature a Program cannot hold is an error naming the argument.
