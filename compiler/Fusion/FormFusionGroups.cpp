@@ -7,6 +7,8 @@
 //  0. With block-programs, connected small work (reductions, softmax,
 //     losses and the elementwise ops around them, OpKinds.h
 //     blockProgramWork) becomes one region first: one kernel of one block.
+//     Block programs that read one tensor share a kernel while their work
+//     fits (horizontal fusion), with at most one op that reports an error.
 //  1. Around each anchor (OpKinds.h), its store takes the pointwise ops that
 //     read its result, or a value the store already computes, at the
 //     element being stored (same shape, no broadcast of those values, none
