@@ -14,15 +14,21 @@ namespace sp = mlir::spectral;
 namespace spectral::reference {
 namespace {
 
+/// The elements of `op`'s (static) result: what a contraction's cost is
+/// checked on before its result is allocated.
+int64_t resultElements(Operation *op) {
+  return cast<ShapedType>(op->getResult(0).getType()).getNumElements();
+}
+
 Results matmul(sp::MatmulOp op, const Tensor &a, const Tensor &b) {
+  int64_t k = a.shape.back();
+  if (llvm::Error error = checkContractionCost(op, resultElements(op), k))
+    return error;
   llvm::Expected<Tensor> out = zerosLike(op, op.getType());
   if (!out)
     return out.takeError();
   size_t rank = out->shape.size();
   int64_t m = out->shape[rank - 2], n = out->shape[rank - 1];
-  int64_t k = a.shape.back();
-  if (llvm::Error error = checkContractionCost(op, out->size(), k))
-    return error;
   std::vector<int64_t> batch(out->shape.begin(), out->shape.end() - 2);
   std::vector<int64_t> batchA(a.shape.begin(), a.shape.end() - 2);
   std::vector<int64_t> batchB(b.shape.begin(), b.shape.end() - 2);
@@ -41,12 +47,12 @@ Results matmul(sp::MatmulOp op, const Tensor &a, const Tensor &b) {
 
 /// out[b, o, s] = sum_i x[b, i, s] * w[i, o, s].
 Results channelMix(sp::ChannelMixOp op, const Tensor &x, const Tensor &w) {
+  int64_t batch = x.shape[0], in = x.shape[1], outChannels = w.shape[1];
+  if (llvm::Error error = checkContractionCost(op, resultElements(op), in))
+    return error;
   llvm::Expected<Tensor> out = zerosLike(op, op.getType());
   if (!out)
     return out.takeError();
-  int64_t batch = x.shape[0], in = x.shape[1], outChannels = w.shape[1];
-  if (llvm::Error error = checkContractionCost(op, out->size(), in))
-    return error;
   int64_t modes = in == 0 || batch == 0 ? 0 : x.size() / (batch * in);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t o = 0; o < outChannels; ++o)

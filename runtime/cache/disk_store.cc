@@ -118,8 +118,8 @@ std::string file_kind(mode_t mode) {
 
 }  // namespace
 
-DiskStore::DiskStore(std::string directory, uint64_t max_entry_bytes)
-    : directory_(std::move(directory)), max_entry_bytes_(max_entry_bytes) {
+DiskStore::DiskStore(std::string directory, uint64_t max_entry_bytes, uid_t owner)
+    : directory_(std::move(directory)), max_entry_bytes_(max_entry_bytes), owner_(owner) {
   while (directory_.size() > 1 && directory_.back() == '/') directory_.pop_back();
 }
 
@@ -150,9 +150,9 @@ Status DiskStore::check_trusted() const {
     return Status::error("cannot use directory " + directory_ + ": " + errno_text());
   if (!S_ISDIR(info.st_mode)) return Status::error(directory_ + " is not a directory");
   const std::string refusing = "refusing the kernel cache directory " + directory_ + ": ";
-  if (info.st_uid != ::geteuid())
+  if (info.st_uid != owner_)
     return Status::error(refusing + "it belongs to uid " + std::to_string(info.st_uid) +
-                         ", not to this user (uid " + std::to_string(::geteuid()) +
+                         ", not to this user (uid " + std::to_string(owner_) +
                          "), who could be made to run kernels planted there; use a directory "
                          "of your own (SPECTRAL_CACHE_DIR)");
   if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
@@ -183,7 +183,7 @@ EntryRead DiskStore::read(const std::string& hash_hex, const Sha256::Digest& key
   struct stat info;
   if (::fstat(fd.get(), &info) != 0) return fail(EntryRead::Outcome::kUnreadable, errno_text());
   if (!S_ISREG(info.st_mode)) return fail(EntryRead::Outcome::kCorrupt, file_kind(info.st_mode));
-  if (info.st_uid != ::geteuid())
+  if (info.st_uid != owner_)
     return fail(EntryRead::Outcome::kCorrupt,
                 "it belongs to uid " + std::to_string(info.st_uid) + ", not to this user");
   if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0)

@@ -22,6 +22,9 @@
 #include "runtime/cache/sha256.h"
 #include "runtime/status.h"
 
+#include <sys/types.h>
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -42,8 +45,11 @@ struct EntryRead {
 
 class DiskStore {
  public:
-  /// Entries larger than `max_entry_bytes` are not read (treated as corrupt).
-  explicit DiskStore(std::string directory, uint64_t max_entry_bytes = UINT64_MAX);
+  /// Entries larger than `max_entry_bytes` are not read (treated as corrupt);
+  /// the directory and its entries must belong to `owner` (default: the
+  /// effective user).
+  explicit DiskStore(std::string directory, uint64_t max_entry_bytes = UINT64_MAX,
+                     uid_t owner = ::geteuid());
 
   const std::string& directory() const { return directory_; }
   /// "<directory>/<hash_hex>.bin"
@@ -72,6 +78,7 @@ class DiskStore {
  private:
   std::string directory_;
   uint64_t max_entry_bytes_;
+  uid_t owner_;
 };
 
 }  // namespace spectral::cache_detail

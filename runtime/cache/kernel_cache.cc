@@ -253,7 +253,7 @@ void KernelCache::discard(const CacheKey& key) {
     state_->memory.erase(key);
   }
   if (state_->disk && state_->options.mode == CacheMode::kOn)
-    ::unlink(state_->disk->entry_path(Sha256::to_hex(key_digest(key))).c_str());
+    ::unlink(state_->disk->entry_path(key_hash(key)).c_str());
 }
 
 CacheStats KernelCache::stats() const {

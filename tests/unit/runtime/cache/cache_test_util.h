@@ -6,10 +6,14 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -34,6 +38,25 @@ class TempDir {
  private:
   std::string path_;
 };
+
+/// Runs `child` in `count` forked processes; returns their exit codes (128 +
+/// the signal for one a signal ended).
+inline std::vector<int> run_children(int count, const std::function<int(int)>& child) {
+  std::fflush(nullptr);  // or a child may print the parent's buffered output again
+  std::vector<pid_t> pids;
+  for (int i = 0; i < count; ++i) {
+    pid_t pid = ::fork();
+    if (pid == 0) ::_exit(child(i));
+    pids.push_back(pid);
+  }
+  std::vector<int> codes;
+  for (pid_t pid : pids) {
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  return codes;
+}
 
 /// Names of the files in `directory`, sorted (none if it does not exist).
 inline std::vector<std::string> list_files(const std::string& directory) {

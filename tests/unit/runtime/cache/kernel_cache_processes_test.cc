@@ -22,24 +22,6 @@
 namespace spectral::testing {
 namespace {
 
-/// Runs `child` in `count` forked processes; returns their exit codes.
-std::vector<int> run_children(int count, const std::function<int(int)>& child) {
-  std::fflush(nullptr);  // or a child may print the parent's buffered output again
-  std::vector<pid_t> pids;
-  for (int i = 0; i < count; ++i) {
-    pid_t pid = ::fork();
-    if (pid == 0) ::_exit(child(i));
-    pids.push_back(pid);
-  }
-  std::vector<int> codes;
-  for (pid_t pid : pids) {
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    codes.push_back(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
-  }
-  return codes;
-}
-
 /// An int shared between forked processes.
 struct SharedCounter {
   SharedCounter() {

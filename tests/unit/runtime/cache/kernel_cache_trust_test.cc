@@ -4,16 +4,17 @@
 // (replaced instead), and what the cache creates only its user can touch.
 #include "runtime/cache/kernel_cache.h"
 
+#include "runtime/cache/disk_store.h"
+
 #include "tests/unit/runtime/cache/cache_test_util.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 
 namespace spectral::testing {
 namespace {
@@ -53,20 +54,6 @@ std::string compiled_afresh(const std::string& directory, const CacheKey& key,
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(cache.stats().disk_hits, 0u);
   return warning;
-}
-
-/// Runs `body` in a child process that SIGALRM ends after `seconds`: a test
-/// that would hang fails instead. Returns the child's exit code (128 + signal).
-int in_child_with_deadline(int seconds, const std::function<int()>& body) {
-  std::fflush(nullptr);
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::alarm(unsigned(seconds));
-    ::_exit(body());
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 TEST(KernelCacheTrustTest, CreatesItsDirectoriesAndEntriesForItsUserOnly) {
@@ -110,7 +97,9 @@ TEST(KernelCacheTrustTest, ADirectoryOthersMayWriteIsRefusedAndItsEntriesNeverRe
 }
 
 TEST(KernelCacheTrustTest, ADirectoryOfAnotherUserIsRefused) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the directory to another user";
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to give the directory to another user (chown); "
+                    "DiskStoreOwnerTest checks the same refusal without it";
   TempDir dir;
   const CacheKey key = make_key("planted");
   plant(dir.path(), key, pattern_bytes(7, 256));
@@ -121,7 +110,9 @@ TEST(KernelCacheTrustTest, ADirectoryOfAnotherUserIsRefused) {
 }
 
 TEST(KernelCacheTrustTest, AnEntryOfAnotherUserIsNeverLoadedAndIsReplaced) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the entry to another user";
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "needs root to give the entry to another user (chown); "
+                    "DiskStoreOwnerTest checks the same refusal without it";
   TempDir dir;
   const CacheKey key = make_key("planted");
   plant(dir.path(), key, pattern_bytes(7, 256));
@@ -133,6 +124,35 @@ TEST(KernelCacheTrustTest, AnEntryOfAnotherUserIsNeverLoadedAndIsReplaced) {
   struct stat info;
   ASSERT_EQ(::lstat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_uid, ::geteuid());  // replaced by this user's own entry
+}
+
+/// The ownership checks without root: this user's own directory and entry,
+/// seen by a store that trusts another user only.
+TEST(DiskStoreOwnerTest, ADirectoryAndAnEntryOfAnotherUserAreNotTrusted) {
+  TempDir dir;
+  const CacheKey key = make_key("mine");
+  plant(dir.path(), key, pattern_bytes(7, 256));
+  const uid_t other = ::geteuid() + 1;
+  cache_detail::DiskStore theirs(dir.path(), UINT64_MAX, other);
+  Status trusted = theirs.check_trusted();
+  ASSERT_FALSE(trusted.is_ok());
+  EXPECT_NE(trusted.message().find("it belongs to uid " + std::to_string(::geteuid()) +
+                                   ", not to this user (uid " + std::to_string(other) + ")"),
+            std::string::npos)
+      << trusted.message();
+  Sha256::Digest digest;  // the entry's own key digest, from its header
+  const std::vector<uint8_t> bytes = read_bytes(entry_path(dir.path(), key));
+  ASSERT_GE(bytes.size(), 56u);
+  std::copy(bytes.begin() + 24, bytes.begin() + 56, digest.begin());
+  cache_detail::EntryRead read = theirs.read(KernelCache::key_hash(key), digest);
+  EXPECT_EQ(read.outcome, cache_detail::EntryRead::Outcome::kCorrupt);
+  EXPECT_NE(read.problem.find("it belongs to uid " + std::to_string(::geteuid())),
+            std::string::npos)
+      << read.problem;
+  cache_detail::DiskStore mine(dir.path());  // the same files, trusted by their owner
+  EXPECT_TRUE(mine.check_trusted().is_ok());
+  EXPECT_EQ(mine.read(KernelCache::key_hash(key), digest).outcome,
+            cache_detail::EntryRead::Outcome::kHit);
 }
 
 TEST(KernelCacheTrustTest, AnEntryOthersMayWriteIsNeverLoadedAndIsReplaced) {
@@ -162,14 +182,15 @@ TEST(KernelCacheTrustTest, AFifoInAnEntrysPlaceNeitherBlocksNorStays) {
   const CacheKey key = make_key("fifo");
   const std::string path = entry_path(dir.path(), key);
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
-  const int code = in_child_with_deadline(20, [&] {
+  const std::vector<int> codes = run_children(1, [&](int) {
+    ::alarm(20);  // a child that would hang ends instead
     KernelCache cache(options_for(dir.path()));
     int calls = 0;
     StatusOr<std::vector<uint8_t>> result =
         cache.get_or_compile(key, returning(pattern_bytes(1, 256), &calls));
     return result.is_ok() && *result == pattern_bytes(1, 256) && calls == 1 ? 0 : 1;
   });
-  EXPECT_EQ(code, 0) << "128 + 14 (SIGALRM): opening the FIFO blocked";
+  EXPECT_EQ(codes, std::vector<int>{0}) << "128 + 14 (SIGALRM): opening the FIFO blocked";
   EXPECT_TRUE(S_ISREG(mode_of(path)));
 }
 
