@@ -3,10 +3,13 @@
 #include "runtime/cache/kernel_cache.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <unistd.h>
 
 namespace spectral {
 namespace {
@@ -78,7 +81,9 @@ Status check_entry(const CompiledKernel& kernel, const KernelSource& source,
   if (source.entry.empty() || defines_entry(kernel, source.entry)) return Status::ok();
   return Status::error("NVRTC compiled the kernel for " + options.arch +
                        " but its source defines no extern \"C\" __global__ function named '" +
-                       source.entry + "'; " + dump_failed_source(source, headers));
+                       source.entry + "'; " + dump_failed_source(source, headers) +
+                       (kernel.is_cubin ? "; the ptxas report names no such entry:\n" + kernel.log
+                                        : std::string()));
 }
 
 void append_blob(std::vector<uint8_t>& out, const void* data, size_t size) {
@@ -146,7 +151,18 @@ std::vector<std::string> NvrtcCompiler::command_line(const NvrtcOptions& options
   return line;
 }
 
-StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
+StatusOr<std::vector<std::string>> NvrtcCompiler::arguments(const NvrtcOptions& options) const {
+  StatusOr<const NvrtcLibrary*> nvrtc = library();
+  if (!nvrtc) return nvrtc.status();
+  int major = 0, minor = 0;
+  Status status = check(**nvrtc, (*nvrtc)->nvrtcVersion(&major, &minor), "nvrtcVersion");
+  if (!status) return status;
+  std::vector<std::string> line = command_line(options);
+  if (major > 12 || (major == 12 && minor >= 9)) line.push_back("--no-cache");
+  return line;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile_once(
     const KernelSource& source, const NvrtcOptions& options,
     const std::vector<NvrtcHeader>& headers) const {
   StatusOr<const NvrtcLibrary*> opened = library();
@@ -166,11 +182,11 @@ StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
                         "nvrtcCreateProgram");
   if (!status) return status;
 
-  std::vector<std::string> line = command_line(options);
-  std::vector<const char*> arguments;
-  for (const std::string& option : line) arguments.push_back(option.c_str());
-  nvrtcResult compiled =
-      nvrtc.nvrtcCompileProgram(guard.program, int(arguments.size()), arguments.data());
+  StatusOr<std::vector<std::string>> line = arguments(options);
+  if (!line) return line.status();
+  std::vector<const char*> argv;
+  for (const std::string& option : *line) argv.push_back(option.c_str());
+  nvrtcResult compiled = nvrtc.nvrtcCompileProgram(guard.program, int(argv.size()), argv.data());
 
   CompiledKernel kernel;
   size_t size = 0;
@@ -210,7 +226,29 @@ StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
     kernel.binary.push_back(0);  // cuModuleLoadData reads PTX as a C string
   }
   kernel.usage = parse_ptxas_report(kernel.log);
-  status = check_entry(kernel, source, options, headers);
+  return kernel;
+}
+
+StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
+    const KernelSource& source, const NvrtcOptions& options,
+    const std::vector<NvrtcHeader>& headers) const {
+  StatusOr<CompiledKernel> kernel = compile_once(source, options, headers);
+  if (!kernel) return kernel.status();
+  if (kernel->is_cubin && kernel->log.find("ptxas") == std::string::npos) {
+    // Where a driver exists, NVRTC 13.0 answered a compile it had seen (in
+    // this process or another) from the driver's compute cache without running
+    // ptxas, so without the report, --no-cache notwithstanding (seen on an
+    // H100). A comment no compile had before makes the source new to it.
+    static std::atomic<uint64_t> fresh_compiles{0};
+    KernelSource fresh = source;
+    fresh.source += "\n// spectral: compiled afresh for the ptxas report (" +
+                    std::to_string(getpid()) + "." + std::to_string(++fresh_compiles) + "." +
+                    std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()) +
+                    ")\n";
+    kernel = compile_once(fresh, options, headers);
+    if (!kernel) return kernel.status();
+  }
+  Status status = check_entry(*kernel, source, options, headers);
   if (!status) return status;
   return kernel;
 }

@@ -69,8 +69,13 @@ class NvrtcCompiler {
   /// Real architectures NVRTC can build CUBIN for, e.g. {75, 80, 86, ..., 120}
   /// (opens NVRTC).
   StatusOr<std::vector<int>> supported_archs() const;
-  /// The option list NVRTC receives for `options`.
+  /// The option list that decides the output for `options` (the cache key's).
   static std::vector<std::string> command_line(const NvrtcOptions& options);
+  /// What this NVRTC receives for `options`: command_line, plus --no-cache
+  /// where NVRTC (12.9 and newer) has a cache of its own in the driver's
+  /// compute cache, whose answers come without the ptxas report (the kernel
+  /// cache in front of NVRTC keeps the report). Opens NVRTC.
+  StatusOr<std::vector<std::string>> arguments(const NvrtcOptions& options) const;
 
   /// Compiles through KernelCache::global().
   StatusOr<CompiledKernel> compile(const KernelSource& source, const NvrtcOptions& options,
@@ -81,7 +86,9 @@ class NvrtcCompiler {
   /// miss, so a warm cache answers without opening NVRTC.
   StatusOr<CompiledKernel> compile_for_device(const KernelSource& source, int compute_capability,
                                               const std::vector<NvrtcHeader>& headers = {}) const;
-  /// Compiles with NVRTC, bypassing the cache.
+  /// Compiles with NVRTC, bypassing the cache; a CUBIN that NVRTC answers
+  /// without a ptxas report (from the driver's cache) is compiled again from
+  /// a source made new to that cache, so the report is always there.
   StatusOr<CompiledKernel> compile_uncached(const KernelSource& source,
                                             const NvrtcOptions& options,
                                             const std::vector<NvrtcHeader>& headers = {}) const;
@@ -98,6 +105,9 @@ class NvrtcCompiler {
   StatusOr<CompiledKernel> cached(const KernelSource& source, const CacheKey& key,
                                   const std::vector<NvrtcHeader>& headers,
                                   const std::function<StatusOr<CompiledKernel>()>& compile) const;
+  /// One NVRTC compile, the entry unchecked.
+  StatusOr<CompiledKernel> compile_once(const KernelSource& source, const NvrtcOptions& options,
+                                        const std::vector<NvrtcHeader>& headers) const;
   CacheKey key_for(const KernelSource& source, const NvrtcOptions& options,
                    const std::vector<NvrtcHeader>& headers) const;
 

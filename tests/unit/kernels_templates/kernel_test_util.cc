@@ -1,7 +1,6 @@
 // kernel_test_util.cc - run template instantiation units on the host device.
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
-#include "runtime/device/host/host_device.h"
 #include "runtime/kernels/embedded_templates.h"
 
 #include <algorithm>
@@ -13,15 +12,21 @@
 namespace spectral::testing {
 
 Device& device() {
-  static std::unique_ptr<HostDevice> host = [] {
-    StatusOr<std::unique_ptr<HostDevice>> created = HostDevice::create();
+  // SPECTRAL_TEST_DEVICE=cuda runs the same tests on a GPU (the GPU bundle of
+  // scripts/gpu-bundle does); the host device otherwise.
+  static std::unique_ptr<Device> chosen = [] {
+    const char* which = std::getenv("SPECTRAL_TEST_DEVICE");
+    StatusOr<std::unique_ptr<Device>> created =
+        create_device(which && *which ? which : "host");
     if (!created) {
-      ADD_FAILURE() << created.status().message();
+      std::fprintf(stderr, "SPECTRAL_TEST_DEVICE=%s: %s\n", which ? which : "",
+                   created.status().message().c_str());
       std::abort();
     }
+    std::fprintf(stderr, "kernel tests on %s\n", (*created)->name().c_str());
     return std::move(*created);
   }();
-  return *host;
+  return *chosen;
 }
 
 const Kernel& kernel(const KernelSource& source) {

@@ -18,8 +18,9 @@
 
 namespace spectral::testing {
 
-/// The process's host device (created on first use; aborts the test program
-/// with the reason if it cannot be).
+/// The process's device: the host device, or the one SPECTRAL_TEST_DEVICE
+/// names (auto, cuda, host). Created on first use; aborts the test program with
+/// the reason if it cannot be.
 Device& device();
 
 /// Loads each unit once per process (keyed by its entry name).
