@@ -224,8 +224,8 @@ llvm::Expected<bool> lowerFusedRoundTrip(CodegenContext &context, sp::FusionOp f
   ends.store = post ? epilogue(context, *post, *back, outputs, outputTypes)
                     : planning::plainEnds(*back).store;
   Functor bins = filter(context, *mid, *there);
-  if (llvm::Error error = planning::planFftRoundTrip(context.builder, *there, ends, bins))
-    return CodegenContext::error(forward, llvm::toString(std::move(error)));
+  if (Status status = planning::planFftRoundTrip(context.builder, *there, ends, bins); !status)
+    return CodegenContext::error(forward, status.message());
   return true;
 }
 

@@ -26,8 +26,8 @@ using planning::FftKind;
 
 llvm::Error planAxis(CodegenContext &context, Operation *op, const FftAxis &axis,
                      const planning::AxisEnds &ends) {
-  if (llvm::Error error = planning::planFftAxisWith(context.builder, axis, ends))
-    return CodegenContext::error(op, llvm::toString(std::move(error)));
+  if (Status status = planning::planFftAxisWith(context.builder, axis, ends); !status)
+    return CodegenContext::error(op, status.message());
   return llvm::Error::success();
 }
 

@@ -439,16 +439,15 @@ void Writer::emit(const Unit &unit, Dim3 grid, Dim3 block, uint32_t sharedBytes)
 
 namespace {
 
-llvm::Error failure(const FftAxis &axis, const std::string &message) {
+Status failure(const FftAxis &axis, const std::string &message) {
   std::string where = axis.op.empty() ? "" : axis.op + ": ";
-  return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                 where + fftKindName(axis.kind) + " of length " +
-                                     std::to_string(axis.n) + ": " + message);
+  return Status::error(where + fftKindName(axis.kind) + " of length " + std::to_string(axis.n) +
+                       ": " + message);
 }
 
 /// Checks that buffer `id` exists, has `dtype` and `elements` elements.
-llvm::Error checkBuffer(const Program &program, const FftAxis &axis, int id, const char *role,
-                        DType dtype, int64_t elements) {
+Status checkBuffer(const Program &program, const FftAxis &axis, int id, const char *role,
+                   DType dtype, int64_t elements) {
   if (id < 0 || size_t(id) >= program.buffers.size())
     return failure(axis, std::string("no ") + role + " buffer " + std::to_string(id));
   const BufferDesc &buffer = program.buffers[id];
@@ -458,11 +457,11 @@ llvm::Error checkBuffer(const Program &program, const FftAxis &axis, int id, con
                              ", expected " + std::to_string(elements) + " x " + dtype_name(dtype));
   if (buffer.role == BufferRole::kConstant && std::string(role) == "output")
     return failure(axis, "the output '" + buffer.name + "' is a constant");
-  return llvm::Error::success();
+  return Status::ok();
 }
 
 /// The choice for `axis`, or why there is none.
-llvm::Expected<Choice> choose(const FftAxis &axis) {
+StatusOr<Choice> choose(const FftAxis &axis) {
   Choice choice;
   int64_t n = axis.n, h = n / 2;
   bool real = axis.kind == FftKind::kRealForward || axis.kind == FftKind::kRealInverse;
@@ -519,27 +518,27 @@ bool roundTripFits(FftKind kind, int64_t n) {
   return kind == FftKind::kRealForward && n % 2 == 0 && fits(n / 2);
 }
 
-llvm::Error planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
-                             const AxisEnds &ends, const units::Functor &filter) {
+Status planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                        const AxisEnds &ends, const units::Functor &filter) {
   if (!roundTripFits(axis.kind, axis.n))
     return failure(axis, "a transform, filter and inverse in one kernel need a complex length "
                          "of one block, or an even real length whose half is one");
   if (axis.outer < 0 || axis.inner < 1 || axis.outer > INT_MAX / axis.inner)
     return failure(axis, "outer " + std::to_string(axis.outer) + " x inner " +
                              std::to_string(axis.inner) + " lines are not in [0, 2^31)");
-  if (axis.outer * axis.inner == 0) return llvm::Error::success();
+  if (axis.outer * axis.inner == 0) return Status::ok();
   Writer(builder, axis, ends).roundTrip(filter);
-  return llvm::Error::success();
+  return Status::ok();
 }
 
-llvm::Error planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis) {
+Status planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis) {
   if (axis.input < 0 || axis.output < 0)
     return failure(axis, "the plain functors need an input and an output buffer");
   return planFftAxisWith(builder, axis, plainEnds(axis));
 }
 
-llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
-                            const AxisEnds &ends) {
+Status planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                       const AxisEnds &ends) {
   if (axis.n < 1 || axis.n > INT_MAX)
     return failure(axis, "lengths must lie in [1, 2^31)");
   if (axis.outer < 0 || axis.inner < 1 || axis.outer > INT_MAX / axis.inner)
@@ -575,26 +574,27 @@ llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axi
   // may name no buffer (-1): that functor reads or writes its own.
   const Program &program = builder.program();
   if (axis.input >= 0)
-    if (llvm::Error error =
-            checkBuffer(program, axis, axis.input, "input", inType, lines * inLength))
-      return error;
+    if (Status status = checkBuffer(program, axis, axis.input, "input", inType, lines * inLength);
+        !status)
+      return status;
   if (axis.output >= 0)
-    if (llvm::Error error =
-            checkBuffer(program, axis, axis.output, "output", outType, lines * outLength))
-      return error;
+    if (Status status =
+            checkBuffer(program, axis, axis.output, "output", outType, lines * outLength);
+        !status)
+      return status;
   if (axis.input >= 0 && axis.input == axis.output && inLength != outLength)
     return failure(axis, "input and output must be distinct buffers");
 
-  llvm::Expected<Choice> choice = choose(axis);
+  StatusOr<Choice> choice = choose(axis);
   if (!choice)
-    return choice.takeError();
+    return choice.status();
   if (lines * batchesPerLine(choice->core, choice->path) > INT_MAX)
     return failure(axis, std::to_string(lines) +
                              " lines are too many for the multi-pass launches (2^31 transforms)");
   if (lines == 0)
-    return llvm::Error::success();
+    return Status::ok();
   Writer(builder, axis, ends).write(*choice);
-  return llvm::Error::success();
+  return Status::ok();
 }
 
 } // namespace spectral::planning

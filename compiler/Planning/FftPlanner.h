@@ -25,7 +25,7 @@
 
 #include "compiler/Codegen/ProgramBuilder.h"
 
-#include "llvm/Support/Error.h"
+#include "runtime/status.h"
 
 #include <cstdint>
 #include <string>
@@ -73,6 +73,6 @@ constexpr int64_t kMaxFourStepLength = kMaxInBlockLength * kMaxInBlockLength;
 /// axis, with scratch arrays as temporaries. A length it cannot plan, or
 /// buffers that do not match the axis (dtype, element count), is an error
 /// naming them; nothing is appended then.
-llvm::Error planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis);
+Status planFftAxis(codegen::ProgramBuilder &builder, const FftAxis &axis);
 
 } // namespace spectral::planning

@@ -16,7 +16,7 @@
 #include "compiler/Planning/FftPlanner.h"
 #include "runtime/program/program.h"
 
-#include "llvm/Support/Error.h"
+#include "runtime/status.h"
 
 #include <string>
 #include <vector>
@@ -118,8 +118,8 @@ AxisEnds plainEnds(const FftAxis &axis);
 /// prologue and epilogue take the plain functors' place (tagged, so that
 /// entry names stay unique). axis.input / axis.output may be -1 on a side
 /// whose functor is not the plain one.
-llvm::Error planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
-                            const AxisEnds &ends);
+Status planFftAxisWith(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                       const AxisEnds &ends);
 
 /// Whether a transform of `kind` (kForward or kRealForward) and length `n`,
 /// a filter of its bins and the inverse transform fit one kernel: a complex
@@ -134,7 +134,7 @@ bool roundTripFits(FftKind kind, int64_t n);
 /// forward norm asks, and `ends.store` writes the inverse's unscaled values
 /// over the input side's layout. axis.kind is the forward kind; axis.factor
 /// is unused. An error when !roundTripFits.
-llvm::Error planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
-                             const AxisEnds &ends, const units::Functor &filter);
+Status planFftRoundTrip(codegen::ProgramBuilder &builder, const FftAxis &axis,
+                        const AxisEnds &ends, const units::Functor &filter);
 
 } // namespace spectral::planning

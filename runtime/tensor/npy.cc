@@ -208,6 +208,32 @@ int npy_dtype_size(NpyDtype dtype) {
   return info ? info->size : 0;
 }
 
+NpyDtype npy_dtype_of(DType dtype) {
+  switch (dtype) {
+    case DType::kBool: return NpyDtype::kBool;
+    case DType::kInt32: return NpyDtype::kInt32;
+    case DType::kInt64: return NpyDtype::kInt64;
+    case DType::kFloat32: return NpyDtype::kFloat32;
+    case DType::kFloat64: return NpyDtype::kFloat64;
+    case DType::kComplex64: return NpyDtype::kComplex64;
+    case DType::kComplex128: return NpyDtype::kComplex128;
+  }
+  return NpyDtype::kFloat32;
+}
+
+DType dtype_of_npy(NpyDtype dtype) {
+  switch (dtype) {
+    case NpyDtype::kBool: return DType::kBool;
+    case NpyDtype::kInt32: return DType::kInt32;
+    case NpyDtype::kInt64: return DType::kInt64;
+    case NpyDtype::kFloat32: return DType::kFloat32;
+    case NpyDtype::kFloat64: return DType::kFloat64;
+    case NpyDtype::kComplex64: return DType::kComplex64;
+    case NpyDtype::kComplex128: return DType::kComplex128;
+  }
+  return DType::kFloat32;
+}
+
 int64_t NpyArray::element_count() const {
   int64_t n = 0;
   return checked_byte_count(shape, 1, &n) ? n : -1;

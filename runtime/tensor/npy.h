@@ -4,6 +4,8 @@
 // writes outputs with it. No MLIR, no LLVM.
 #pragma once
 
+#include "spectral/tensor.h"
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -18,6 +20,9 @@ enum class NpyDtype { kFloat32, kFloat64, kInt32, kInt64, kComplex64, kComplex12
 const char* npy_dtype_name(NpyDtype dtype);
 /// Bytes per element.
 int npy_dtype_size(NpyDtype dtype);
+/// The .npy dtype of a tensor's DType and back (each has exactly one match).
+NpyDtype npy_dtype_of(DType dtype);
+DType dtype_of_npy(NpyDtype dtype);
 
 /// A dense C-order array as stored in a .npy file: raw little-endian bytes.
 struct NpyArray {

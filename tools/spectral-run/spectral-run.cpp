@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <random>
 
@@ -96,6 +97,10 @@ llvm::cl::opt<bool> report(
     "report", llvm::cl::cat(category),
     llvm::cl::desc("print per kernel and in total: bytes moved against the minimum, FLOPs, "
                    "device memory, and roofline estimates on an A100 and an H100"));
+llvm::cl::opt<std::string> saveNpy(
+    "save-npy", llvm::cl::value_desc("DIR"), llvm::cl::cat(category),
+    llvm::cl::desc("also write every argument the run used as DIR/argN.npy (random ones "
+                   "included) and every result as DIR/resultN.npy; DIR is created"));
 llvm::cl::opt<std::string> dumpKernels(
     "dump-kernels", llvm::cl::cat(category),
     llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
@@ -132,10 +137,29 @@ std::optional<NpyDtype> dtypeOf(ElementKind kind) {
 /// .npy files and host tensors share one byte layout.
 NpyArray toNpy(HostTensor t) {
   NpyArray array;
-  array.dtype = *dtypeOf(::spectral::kindOfDtype(t.dtype));
+  array.dtype = ::spectral::npy_dtype_of(t.dtype);
   array.shape = std::move(t.shape);
   array.bytes = std::move(t.bytes);
   return array;
+}
+
+/// --save-npy: `tensors` as DIR/<prefix>N.npy; false after fail() said why.
+bool saveAll(const std::vector<HostTensor> &tensors, const std::string &prefix) {
+  std::error_code code;
+  std::filesystem::create_directories(std::string(saveNpy), code);
+  if (code) {
+    fail("--save-npy=" + saveNpy + ": " + code.message());
+    return false;
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    std::string error;
+    std::string path = saveNpy + "/" + prefix + std::to_string(i) + ".npy";
+    if (!::spectral::write_npy(path, toNpy(tensors[i]), &error)) {
+      fail("--save-npy: " + error);
+      return false;
+    }
+  }
+  return true;
 }
 
 /// Random values for an argument of `type`.
@@ -483,6 +507,9 @@ int main(int argc, char **argv) {
                          std::move(array.bytes)});
   }
 
+  if (!saveNpy.empty() && !saveAll(arguments, "arg"))
+    return 1;
+
   std::vector<HostTensor> results;
   if (validateTolerance.getNumOccurrences() && !(validateTolerance >= 0))
     return fail("--validate-tolerance must be a number of at least 0, got " +
@@ -516,6 +543,8 @@ int main(int argc, char **argv) {
       return status;
   }
 
+  if (!saveNpy.empty() && !saveAll(results, "result"))
+    return 1;
   for (size_t i = 0; i < results.size(); ++i) {
     HostTensor &t = results[i];
     if (outputs.empty()) {

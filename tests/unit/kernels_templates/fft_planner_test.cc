@@ -155,8 +155,8 @@ TEST_P(FftPlannerPath, MatchesFftwInFloatAndDouble) {
       random_reals((complex_in ? 2 : 1) * c.outer * in_length * c.inner, c.n * 13 + c.inner);
   std::vector<double> want = fftw_reference(c.kind, x, c.outer, c.n, c.inner);
   for (bool wide : {false, true}) {
-    llvm::Expected<Program> program = axis_program(c.kind, c.outer, c.n, c.inner, wide, c.factor);
-    ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+    StatusOr<Program> program = axis_program(c.kind, c.outer, c.n, c.inner, wide, c.factor);
+    ASSERT_TRUE(program) << program.status().message();
     std::string entries;
     for (const KernelDesc& kernel : program->kernels) entries += kernel.source.entry + " ";
     std::string path = c.path;
@@ -207,7 +207,8 @@ TEST(FftPlanner, RunsInPlace) {
     codegen::ProgramBuilder builder("in_place");
     int x = builder.addBuffer("x", DType::kComplex64, {2, n}, BufferRole::kInput);
     planning::FftAxis axis{FftKind::kForward, n, 2, 1, false, 1, x, x, "test.fft"};
-    ASSERT_FALSE(bool(planning::planFftAxis(builder, axis)));
+    Status planned = planning::planFftAxis(builder, axis);
+    ASSERT_TRUE(planned) << planned.message();
     builder.program().outputs = {x};
     std::vector<double> values = random_reals(4 * n, n);
     HostTensor input{DType::kComplex64, {2, n}, std::vector<uint8_t>(values.size() * 4)};
@@ -254,7 +255,8 @@ struct TestThrice {
     ends.store = planning::units::wrap("TestThrice", ends.store);
     ends.store.tag = "x3";
     ends.store.definition = definition;
-    ASSERT_FALSE(bool(planning::planFftAxisWith(builder, axis, ends)));
+    Status planned = planning::planFftAxisWith(builder, axis, ends);
+    ASSERT_TRUE(planned) << planned.message();
     builder.program().outputs = {axis.output};
     std::string entries;
     for (const KernelDesc& kernel : builder.program().kernels) entries += kernel.source.entry + " ";
@@ -289,8 +291,8 @@ TEST(FftPlanner, EveryLengthFitsItsBlocks) {
     for (int64_t n : lengths)
       for (FftKind kind : {FftKind::kForward, FftKind::kInverse, FftKind::kRealForward,
                            FftKind::kRealInverse, FftKind::kDct2, FftKind::kDct3}) {
-        llvm::Expected<Program> program = axis_program(kind, 1, n, 1, wide);
-        ASSERT_TRUE(bool(program)) << llvm::toString(program.takeError());
+        StatusOr<Program> program = axis_program(kind, 1, n, 1, wide);
+        ASSERT_TRUE(program) << program.status().message();
         int64_t bytes = wide ? 16 : 8;
         for (const KernelDesc& kernel : program->kernels) {
           auto [it, fresh] = sources.emplace(kernel.source.entry, kernel.source.source);
@@ -336,9 +338,9 @@ TEST(FftPlanner, RefusesWhatItCannotPlan) {
                            builder.addBuffer("x", in, {count}, BufferRole::kInput),
                            builder.addBuffer("y", out, {out_count}),
                            "test.op (a.mlir:1:2)"};
-    llvm::Error error = planning::planFftAxis(builder, axis);
-    ASSERT_TRUE(bool(error)) << r.n;
-    std::string message = llvm::toString(std::move(error));
+    Status error = planning::planFftAxis(builder, axis);
+    ASSERT_FALSE(error) << r.n;
+    const std::string& message = error.message();
     EXPECT_NE(message.find(r.says), std::string::npos) << message;
     EXPECT_NE(message.find("test.op (a.mlir:1:2)"), std::string::npos) << message;
     EXPECT_TRUE(builder.program().kernels.empty() && builder.program().steps.empty());
@@ -347,14 +349,12 @@ TEST(FftPlanner, RefusesWhatItCannotPlan) {
   codegen::ProgramBuilder builder("mismatch");
   int x = builder.addBuffer("x", DType::kComplex64, {64}, BufferRole::kInput);
   int y = builder.addBuffer("y", DType::kFloat32, {64});
-  llvm::Error error =
+  Status error =
       planning::planFftAxis(builder, {FftKind::kForward, 64, 1, 1, false, 1, x, y, "test.fft"});
-  ASSERT_TRUE(bool(error));
-  EXPECT_NE(llvm::toString(std::move(error)).find("'y'"), std::string::npos);
-  llvm::Error wide =
-      planning::planFftAxis(builder, {FftKind::kForward, 64, 1, 1, true, 1, x, x, ""});
-  EXPECT_TRUE(bool(wide));
-  llvm::consumeError(std::move(wide));
+  ASSERT_FALSE(error);
+  EXPECT_NE(error.message().find("'y'"), std::string::npos);
+  Status wide = planning::planFftAxis(builder, {FftKind::kForward, 64, 1, 1, true, 1, x, x, ""});
+  EXPECT_FALSE(wide);
 }
 
 /// The template computes its radices and thread counts at compile time

@@ -239,9 +239,9 @@ std::vector<std::pair<KernelSource, int64_t>> units_to_compile() {
   using planning::FftKind;
   std::map<std::string, std::pair<KernelSource, int64_t>> units;
   auto add = [&](FftKind kind, int64_t n, bool wide) {
-    llvm::Expected<Program> program = axis_program(kind, 1, n, 1, wide);
+    StatusOr<Program> program = axis_program(kind, 1, n, 1, wide);
     if (!program) {
-      ADD_FAILURE() << llvm::toString(program.takeError());
+      ADD_FAILURE() << program.status().message();
       return;
     }
     for (auto& [unit, threads] : kernels_of(*program))

@@ -55,8 +55,8 @@ Program c2c_program(const std::vector<int64_t>& shape, const std::vector<int>& a
     plan.input = source;
     plan.output = y;
     plan.op = "test.fft (axis " + std::to_string(axis) + ")";
-    if (llvm::Error error = planning::planFftAxis(builder, plan)) {
-      ADD_FAILURE() << llvm::toString(std::move(error));
+    if (Status status = planning::planFftAxis(builder, plan); !status) {
+      ADD_FAILURE() << status.message();
       break;
     }
     source = y;
@@ -66,7 +66,7 @@ Program c2c_program(const std::vector<int64_t>& shape, const std::vector<int>& a
   return builder.take();
 }
 
-llvm::Expected<Program> axis_program(FftKind kind, int64_t outer, int64_t n, int64_t inner,
+StatusOr<Program> axis_program(FftKind kind, int64_t outer, int64_t n, int64_t inner,
                                      bool wide, double factor) {
   codegen::ProgramBuilder builder(planning::fftKindName(kind));
   bool real_in = kind == FftKind::kRealForward || kind == FftKind::kDct2 || kind == FftKind::kDct3;
@@ -86,7 +86,7 @@ llvm::Expected<Program> axis_program(FftKind kind, int64_t outer, int64_t n, int
   plan.output = builder.addBuffer("y", real_out ? real_type(wide) : complex_type(wide),
                                   {outer, out_length, inner});
   plan.op = std::string("test.") + planning::fftKindName(kind);
-  if (llvm::Error error = planning::planFftAxis(builder, plan)) return error;
+  if (Status status = planning::planFftAxis(builder, plan); !status) return status;
   builder.program().outputs = {plan.output};
   return builder.take();
 }
@@ -134,9 +134,9 @@ template <typename Out, typename In>
 std::vector<Out> run_axis(FftKind kind, const std::vector<In>& x, int64_t outer, int64_t n,
                           int64_t inner, double factor) {
   constexpr bool wide = std::is_same_v<typename RealOf<In>::type, double>;
-  llvm::Expected<Program> program = axis_program(kind, outer, n, inner, wide, factor);
+  StatusOr<Program> program = axis_program(kind, outer, n, inner, wide, factor);
   if (!program) {
-    ADD_FAILURE() << llvm::toString(program.takeError());
+    ADD_FAILURE() << program.status().message();
     return {};
   }
   const BufferDesc& input = program->buffers[program->inputs[0]];

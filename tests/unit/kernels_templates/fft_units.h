@@ -21,8 +21,8 @@ Program c2c_program(const std::vector<int64_t>& shape, const std::vector<int>& a
 
 /// A Program "x" -> "y" with one transform of `kind` along the middle axis
 /// of [outer, n, inner], or the planner's error.
-llvm::Expected<Program> axis_program(planning::FftKind kind, int64_t outer, int64_t n,
-                                     int64_t inner, bool wide, double factor = 1);
+StatusOr<Program> axis_program(planning::FftKind kind, int64_t outer, int64_t n,
+                               int64_t inner, bool wide, double factor = 1);
 
 /// Runs `program` once on the host device with one input and returns its
 /// first output's bytes; fails the test (and returns nothing) on error.

@@ -131,6 +131,16 @@ TEST(NpyDtypeTest, NamesAndSizes) {
   EXPECT_EQ(npy_dtype_size(NpyDtype::kBool), 1);
 }
 
+TEST(NpyDtypeTest, MatchesTheTensorDtypes) {
+  for (DType dtype : {DType::kBool, DType::kInt32, DType::kInt64, DType::kFloat32,
+                      DType::kFloat64, DType::kComplex64, DType::kComplex128}) {
+    EXPECT_EQ(dtype_of_npy(npy_dtype_of(dtype)), dtype) << dtype_name(dtype);
+    EXPECT_EQ(npy_dtype_size(npy_dtype_of(dtype)), dtype_size(dtype)) << dtype_name(dtype);
+  }
+  EXPECT_EQ(npy_dtype_of(DType::kComplex64), NpyDtype::kComplex64);
+  EXPECT_EQ(npy_dtype_of(DType::kBool), NpyDtype::kBool);
+}
+
 TEST(NpyArrayTest, ElementCount) {
   NpyArray a;
   EXPECT_EQ(a.element_count(), 1);  // 0-d scalar

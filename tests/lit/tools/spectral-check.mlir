@@ -1,0 +1,48 @@
+// spectral-check runs an artifact with the runtime alone and compares its
+// results with reference .npy files that spectral-run --save-npy wrote.
+// RUN: rm -rf %t && mkdir -p %t/conv %t/wrong
+// RUN: spectral-compile %S/../../../examples/spectral_conv.mlir --target=sm_90 -o %t/conv/graph.spx
+// RUN: spectral-run %S/../../../examples/spectral_conv.mlir --device=reference --random-inputs \
+// RUN:   --seed=7 --save-npy=%t/conv > /dev/null
+// RUN: ls %t/conv | FileCheck %s --check-prefix=FILES
+// FILES: arg0.npy
+// FILES-NEXT: arg1.npy
+// FILES-NEXT: arg2.npy
+// FILES-NEXT: graph.spx
+// FILES-NEXT: result0.npy
+// RUN: spectral-check %t/conv --device=host --runs=3 --json=%t/conv.json | FileCheck %s --check-prefix=PASS
+// PASS: spectral-check on host
+// PASS: conv PASS 1 kernels ({{[0-9]+}} from the artifact, {{[0-9]+}} cache hits, {{[0-9]+}} compiled) loaded in
+// PASS-NEXT: result #0: PASS, max abs error
+// PASS: 1 cases: 1 passed, 0 failed
+// RUN: FileCheck %s --check-prefix=JSON < %t/conv.json
+// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": 0.0001, "runs": 3, "cases": [{"name": "conv", "pass": true, "kernels": 1,
+//
+// Inputs of another seed with the first seed's results: every result fails,
+// and the exit status says so.
+// RUN: cp %t/conv/graph.spx %t/conv/result0.npy %t/wrong/
+// RUN: spectral-run %S/../../../examples/spectral_conv.mlir --device=reference --random-inputs \
+// RUN:   --seed=8 --save-npy=%t/seed8 > /dev/null
+// RUN: cp %t/seed8/arg*.npy %t/wrong/
+// RUN: not spectral-check %t/conv %t/wrong --device=host --runs=0 | FileCheck %s --check-prefix=WRONG
+// WRONG: conv PASS
+// WRONG: wrong FAIL
+// WRONG-NEXT: result #0: FAIL, max abs error
+// WRONG: 2 cases: 1 passed, 1 failed
+//
+// A tolerance of 0 asks for the exact float32 results of the reference's
+// rounding, which a different summation order does not give.
+// RUN: not spectral-check %t/conv --device=host --tolerance=0 --runs=0 | FileCheck %s --check-prefix=EXACT
+// EXACT: conv FAIL
+//
+// Bad usage and missing pieces are errors that say what is wrong.
+// RUN: not spectral-check 2>&1 | FileCheck %s --check-prefix=USAGE
+// USAGE: usage: spectral-check CASE_DIR...
+// RUN: not spectral-check %t/conv --runs=-1 2>&1 | FileCheck %s --check-prefix=RUNS
+// RUNS: --runs=-1: expected 0 to 1000000
+// RUN: not spectral-check %t/conv --device=tpu 2>&1 | FileCheck %s --check-prefix=DEVICE
+// DEVICE: --device=tpu: unknown device 'tpu'
+// RUN: mkdir -p %t/empty && not spectral-check %t/empty --device=host | FileCheck %s --check-prefix=EMPTY
+// EMPTY: empty FAIL {{.*}}graph.spx
+// RUN: rm %t/wrong/result0.npy && not spectral-check %t/wrong --device=host | FileCheck %s --check-prefix=NOREF
+// NOREF: wrong FAIL {{.*}} holds no result0.npy to compare with

@@ -1,0 +1,309 @@
+// spectral-check - runs .spx artifacts with the runtime alone (no MLIR, no
+// LLVM) and checks every result against a reference .npy: the runner of the
+// GPU check bundle (scripts/gpu-bundle), and of any artifact whose expected
+// results are known.
+//
+//   spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=1e-4]
+//                  [--runs=20] [--json=FILE]
+//
+// A case directory holds graph.spx, arg0.npy, arg1.npy, ... (its arguments
+// in order) and result0.npy, ... (the expected results; spectral-run
+// --device=reference --save-npy=DIR writes both). Per case it prints where the
+// kernels came from (the artifact's CUBIN/PTX, the kernel cache, or compiled)
+// and the load time, PASS or FAIL per result with its max abs error and that
+// error relative to the largest reference magnitude, and the time of a run
+// (min and median over --runs, inputs copied in and results out included).
+// --json writes the same as one JSON object. Exit status: 0 when every case
+// passes, 1 when one fails, 2 on bad usage.
+#include "runtime/device/device.h"
+#include "runtime/program/artifact.h"
+#include "runtime/program/executor.h"
+#include "runtime/tensor/npy.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <sys/stat.h>
+#include <vector>
+
+namespace {
+
+using spectral::DType;
+using spectral::HostTensor;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kUsage =
+    "usage: spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=1e-4]\n"
+    "                      [--runs=20] [--json=FILE]\n"
+    "A case directory holds graph.spx, argN.npy (its arguments) and resultN.npy (the\n"
+    "expected results): spectral-run --device=reference --save-npy=DIR writes them.\n";
+
+struct Options {
+  std::vector<std::string> cases;
+  std::string device = "auto";
+  double tolerance = 1e-4;
+  int runs = 20;
+  std::string json;
+};
+
+struct ResultCheck {
+  double max_abs = 0, relative = 0;
+  bool pass = false;
+  std::string error;  // a mismatch of type or shape
+};
+
+struct CaseReport {
+  std::string name, error;
+  spectral::LoadStats load;
+  std::vector<ResultCheck> results;
+  double run_min_ms = 0, run_median_ms = 0;
+  bool pass = false;
+};
+
+bool exists(const std::string& path) {
+  struct stat info;
+  return stat(path.c_str(), &info) == 0;
+}
+
+std::string base_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+/// Element i as a complex number (every dtype compared the same way).
+std::complex<double> element(const HostTensor& t, int64_t i) {
+  const uint8_t* p = t.bytes.data();
+  switch (t.dtype) {
+    case DType::kBool: return double(p[i] != 0);
+    case DType::kInt32: return double(reinterpret_cast<const int32_t*>(p)[i]);
+    case DType::kInt64: return double(reinterpret_cast<const int64_t*>(p)[i]);
+    case DType::kFloat32: return double(reinterpret_cast<const float*>(p)[i]);
+    case DType::kFloat64: return reinterpret_cast<const double*>(p)[i];
+    case DType::kComplex64: return std::complex<double>(reinterpret_cast<const std::complex<float>*>(p)[i]);
+    case DType::kComplex128: return reinterpret_cast<const std::complex<double>*>(p)[i];
+  }
+  return 0;
+}
+
+/// Compares as spectral-run --validate does: max |got - want| over max |want|
+/// (the absolute error where the reference is all zeros). NaN fails.
+ResultCheck compare(const HostTensor& got, const HostTensor& want, double tolerance) {
+  ResultCheck check;
+  if (got.dtype != want.dtype || got.shape != want.shape) {
+    check.error = "is " + got.type_string() + ", the reference " + want.type_string();
+    return check;
+  }
+  double largest = 0;
+  bool nan = false;
+  for (int64_t i = 0; i < got.elements(); ++i) {
+    std::complex<double> a = element(got, i), b = element(want, i);
+    double difference = std::abs(a - b);
+    nan = nan || std::isnan(difference);
+    check.max_abs = std::max(check.max_abs, difference);
+    largest = std::max(largest, std::abs(b));
+  }
+  check.relative = largest > 0 ? check.max_abs / largest : check.max_abs;
+  check.pass = !nan && check.relative <= tolerance;
+  if (nan) check.error = "holds NaN where the reference does not";
+  return check;
+}
+
+/// Reads DIR/<prefix>0.npy, DIR/<prefix>1.npy, ... until one is missing.
+spectral::Status read_all(const std::string& dir, const std::string& prefix,
+                          std::vector<HostTensor>* out) {
+  for (int i = 0;; ++i) {
+    std::string path = dir + "/" + prefix + std::to_string(i) + ".npy";
+    if (!exists(path)) return spectral::Status::ok();
+    spectral::NpyArray array;
+    std::string error;
+    if (!spectral::read_npy(path, &array, &error)) return spectral::Status::error(error);
+    out->push_back({spectral::dtype_of_npy(array.dtype), std::move(array.shape), std::move(array.bytes)});
+  }
+}
+
+CaseReport check_case(const std::string& dir, spectral::Device& device, const Options& options) {
+  CaseReport report;
+  report.name = base_name(dir);
+  auto failed = [&](const std::string& why) {
+    report.error = why;
+    return report;
+  };
+  spectral::StatusOr<spectral::Artifact> artifact = spectral::load_artifact(dir + "/graph.spx");
+  if (!artifact) return failed(artifact.status().message());
+  std::vector<HostTensor> arguments, expected;
+  if (spectral::Status status = read_all(dir, "arg", &arguments); !status)
+    return failed(status.message());
+  if (spectral::Status status = read_all(dir, "result", &expected); !status)
+    return failed(status.message());
+  if (expected.empty()) return failed(dir + " holds no result0.npy to compare with");
+
+  spectral::StatusOr<std::unique_ptr<spectral::Executable>> executable =
+      spectral::Executable::load(std::move(artifact->program), device, &report.load);
+  if (!executable) return failed(executable.status().message());
+  std::vector<HostTensor> outputs;
+  if (spectral::Status status = (*executable)->run(arguments, &outputs); !status)
+    return failed(status.message());
+  if (outputs.size() != expected.size())
+    return failed("the program has " + std::to_string(outputs.size()) + " results, " + dir +
+                  " holds " + std::to_string(expected.size()));
+  report.pass = true;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    report.results.push_back(compare(outputs[i], expected[i], options.tolerance));
+    report.pass = report.pass && report.results.back().pass;
+  }
+  std::vector<double> times;
+  for (int r = 0; r < options.runs; ++r) {
+    auto start = Clock::now();
+    if (spectral::Status status = (*executable)->run(arguments, &outputs); !status) {
+      report.pass = false;
+      return failed("run " + std::to_string(r + 2) + ": " + status.message());
+    }
+    times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+  }
+  if (!times.empty()) {
+    std::sort(times.begin(), times.end());
+    report.run_min_ms = times.front();
+    report.run_median_ms = times[times.size() / 2];
+  }
+  return report;
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else out += c;
+  }
+  return out + "\"";
+}
+
+std::string to_json(const std::string& device, const Options& options,
+                    const std::vector<CaseReport>& reports) {
+  std::ostringstream out;
+  out << "{\"device\": " << json_string(device) << ", \"tolerance\": " << options.tolerance
+      << ", \"runs\": " << options.runs << ", \"cases\": [";
+  for (size_t c = 0; c < reports.size(); ++c) {
+    const CaseReport& r = reports[c];
+    out << (c ? ", " : "") << "{\"name\": " << json_string(r.name)
+        << ", \"pass\": " << (r.pass ? "true" : "false");
+    if (!r.error.empty()) out << ", \"error\": " << json_string(r.error);
+    out << ", \"kernels\": " << r.load.kernels << ", \"prebuilt\": " << r.load.prebuilt
+        << ", \"compiled\": " << r.load.compiles << ", \"memory_cache_hits\": "
+        << r.load.memory_hits << ", \"disk_cache_hits\": " << r.load.disk_hits
+        << ", \"load_ms\": " << r.load.seconds * 1e3 << ", \"run_min_ms\": " << r.run_min_ms
+        << ", \"run_median_ms\": " << r.run_median_ms << ", \"results\": [";
+    for (size_t i = 0; i < r.results.size(); ++i)
+      out << (i ? ", " : "") << "{\"max_abs_error\": " << r.results[i].max_abs
+          << ", \"relative_error\": " << r.results[i].relative
+          << ", \"pass\": " << (r.results[i].pass ? "true" : "false") << "}";
+    out << "]}";
+  }
+  out << "]}\n";
+  return out.str();
+}
+
+bool parse(int argc, char** argv, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) -> const char* {
+      size_t length = std::strlen(name);
+      return arg.compare(0, length, name) == 0 ? arg.c_str() + length : nullptr;
+    };
+    char* end = nullptr;
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else if (const char* v = value("--device=")) {
+      options->device = v;
+    } else if (const char* v = value("--tolerance=")) {
+      options->tolerance = std::strtod(v, &end);
+      if (*v == '\0' || *end != '\0' || !(options->tolerance >= 0)) {
+        std::fprintf(stderr, "spectral-check: --tolerance=%s: expected a number of at least 0\n", v);
+        return false;
+      }
+    } else if (const char* v = value("--runs=")) {
+      long runs = std::strtol(v, &end, 10);
+      if (*v == '\0' || *end != '\0' || runs < 0 || runs > 1000000) {
+        std::fprintf(stderr, "spectral-check: --runs=%s: expected 0 to 1000000\n", v);
+        return false;
+      }
+      options->runs = int(runs);
+    } else if (const char* v = value("--json=")) {
+      options->json = v;
+    } else if (arg.rfind("-", 0) == 0) {
+      std::fprintf(stderr, "spectral-check: unknown option '%s'\n%s", arg.c_str(), kUsage);
+      return false;
+    } else {
+      options->cases.push_back(arg);
+    }
+  }
+  if (options->cases.empty()) {
+    std::fputs(kUsage, stderr);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!parse(argc, argv, &options)) return 2;
+  spectral::StatusOr<std::unique_ptr<spectral::Device>> device =
+      spectral::create_device(options.device);
+  if (!device) {
+    std::fprintf(stderr, "spectral-check: --device=%s: %s\n", options.device.c_str(),
+                 device.status().message().c_str());
+    return 2;
+  }
+  const std::string device_name = (*device)->name();
+  std::printf("spectral-check on %s (tolerance %g, %d timed runs)\n", device_name.c_str(),
+              options.tolerance, options.runs);
+  std::vector<CaseReport> reports;
+  int failures = 0;
+  for (const std::string& dir : options.cases) {
+    reports.push_back(check_case(dir, **device, options));
+    const CaseReport& r = reports.back();
+    failures += !r.pass;
+    if (!r.error.empty()) {
+      std::printf("%-28s FAIL  %s\n", r.name.c_str(), r.error.c_str());
+      continue;
+    }
+    std::printf("%-28s %s  %d kernels (%d from the artifact, %llu cache hits, %llu compiled) "
+                "loaded in %.1f ms; run min %.3f ms, median %.3f ms\n",
+                r.name.c_str(), r.pass ? "PASS" : "FAIL", r.load.kernels, r.load.prebuilt,
+                (unsigned long long)(r.load.memory_hits + r.load.disk_hits),
+                (unsigned long long)r.load.compiles, r.load.seconds * 1e3, r.run_min_ms,
+                r.run_median_ms);
+    for (size_t i = 0; i < r.results.size(); ++i) {
+      const ResultCheck& c = r.results[i];
+      std::printf("    result #%zu: %s", i, c.pass ? "PASS" : "FAIL");
+      if (!c.error.empty()) std::printf(" (%s)", c.error.c_str());
+      std::printf(", max abs error %.3g, relative %.3g\n", c.max_abs, c.relative);
+    }
+  }
+  std::printf("%zu cases: %zu passed, %d failed\n", reports.size(), reports.size() - failures,
+              failures);
+  if (!options.json.empty()) {
+    std::ofstream out(options.json);
+    out << to_json(device_name, options, reports);
+    if (!out) {
+      std::fprintf(stderr, "spectral-check: could not write %s\n", options.json.c_str());
+      return 1;
+    }
+  }
+  return failures ? 1 : 0;
+}
