@@ -4,7 +4,7 @@
 // results are known.
 //
 //   spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=1e-4]
-//                  [--runs=20] [--json=FILE]
+//                  [--runs=20] [--from-source] [--json=FILE]
 //
 // A case directory holds graph.spx, arg0.npy, arg1.npy, ... (its arguments
 // in order) and result0.npy, ... (the expected results; spectral-run
@@ -13,6 +13,8 @@
 // and the load time, PASS or FAIL per result with its max abs error and that
 // error relative to the largest reference magnitude, and the time of a run
 // (min and median over --runs, inputs copied in and results out included).
+// --from-source leaves the artifact's CUBIN/PTX aside: every kernel comes from
+// the kernel cache or is compiled from its source (NVRTC's compile times).
 // --json writes the same as one JSON object. Exit status: 0 when every case
 // passes, 1 when one fails, 2 on bad usage.
 #include "runtime/device/device.h"
@@ -42,7 +44,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kUsage =
     "usage: spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=1e-4]\n"
-    "                      [--runs=20] [--json=FILE]\n"
+    "                      [--runs=20] [--from-source] [--json=FILE]\n"
     "A case directory holds graph.spx, argN.npy (its arguments) and resultN.npy (the\n"
     "expected results): spectral-run --device=reference --save-npy=DIR writes them.\n";
 
@@ -51,6 +53,7 @@ struct Options {
   std::string device = "auto";
   double tolerance = 1e-4;
   int runs = 20;
+  bool from_source = false;
   std::string json;
 };
 
@@ -94,26 +97,36 @@ std::complex<double> element(const HostTensor& t, int64_t i) {
   return 0;
 }
 
-/// Compares as spectral-run --validate does: max |got - want| over max |want|
-/// (the absolute error where the reference is all zeros). NaN fails.
+/// Compares as spectral-run --validate does: NaN and infinities must stand
+/// where the reference has them, integers and booleans must be equal, and the
+/// largest |got - want| over finite elements, relative to the largest |want|
+/// (absolute where the reference is all zeros), must be within `tolerance`.
 ResultCheck compare(const HostTensor& got, const HostTensor& want, double tolerance) {
   ResultCheck check;
   if (got.dtype != want.dtype || got.shape != want.shape) {
     check.error = "is " + got.type_string() + ", the reference " + want.type_string();
     return check;
   }
+  const bool exact = got.dtype == DType::kBool || got.dtype == DType::kInt32 ||
+                     got.dtype == DType::kInt64;
   double largest = 0;
-  bool nan = false;
   for (int64_t i = 0; i < got.elements(); ++i) {
     std::complex<double> a = element(got, i), b = element(want, i);
-    double difference = std::abs(a - b);
-    nan = nan || std::isnan(difference);
-    check.max_abs = std::max(check.max_abs, difference);
-    largest = std::max(largest, std::abs(b));
+    for (int part = 0; part < 2; ++part) {
+      double x = part ? a.imag() : a.real(), y = part ? b.imag() : b.real();
+      bool special = !std::isfinite(x) || !std::isfinite(y);
+      bool same = (std::isnan(x) && std::isnan(y)) || x == y;
+      if ((special || exact) && !same && check.error.empty())
+        check.error = "element " + std::to_string(i) + " is " + std::to_string(x) +
+                      " where the reference has " + std::to_string(y);
+    }
+    if (std::isfinite(std::abs(a)) && std::isfinite(std::abs(b))) {
+      check.max_abs = std::max(check.max_abs, std::abs(a - b));
+      largest = std::max(largest, std::abs(b));
+    }
   }
   check.relative = largest > 0 ? check.max_abs / largest : check.max_abs;
-  check.pass = !nan && check.relative <= tolerance;
-  if (nan) check.error = "holds NaN where the reference does not";
+  check.pass = check.error.empty() && check.relative <= tolerance;
   return check;
 }
 
@@ -145,6 +158,8 @@ CaseReport check_case(const std::string& dir, spectral::Device& device, const Op
   if (spectral::Status status = read_all(dir, "result", &expected); !status)
     return failed(status.message());
   if (expected.empty()) return failed(dir + " holds no result0.npy to compare with");
+  if (options.from_source)
+    for (spectral::KernelDesc& kernel : artifact->program.kernels) kernel.binaries.clear();
 
   spectral::StatusOr<std::unique_ptr<spectral::Executable>> executable =
       spectral::Executable::load(std::move(artifact->program), device, &report.load);
@@ -194,7 +209,8 @@ std::string to_json(const std::string& device, const Options& options,
                     const std::vector<CaseReport>& reports) {
   std::ostringstream out;
   out << "{\"device\": " << json_string(device) << ", \"tolerance\": " << options.tolerance
-      << ", \"runs\": " << options.runs << ", \"cases\": [";
+      << ", \"runs\": " << options.runs
+      << ", \"from_source\": " << (options.from_source ? "true" : "false") << ", \"cases\": [";
   for (size_t c = 0; c < reports.size(); ++c) {
     const CaseReport& r = reports[c];
     out << (c ? ", " : "") << "{\"name\": " << json_string(r.name)
@@ -241,6 +257,8 @@ bool parse(int argc, char** argv, Options* options) {
         return false;
       }
       options->runs = int(runs);
+    } else if (arg == "--from-source") {
+      options->from_source = true;
     } else if (const char* v = value("--json=")) {
       options->json = v;
     } else if (arg.rfind("-", 0) == 0) {

@@ -16,7 +16,7 @@
 // PASS-NEXT: result #0: PASS, max abs error
 // PASS: 1 cases: 1 passed, 0 failed
 // RUN: FileCheck %s --check-prefix=JSON < %t/conv.json
-// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": 0.0001, "runs": 3, "cases": [{"name": "conv", "pass": true, "kernels": 1,
+// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": 0.0001, "runs": 3, "from_source": false, "cases": [{"name": "conv", "pass": true, "kernels": 1,
 //
 // Inputs of another seed with the first seed's results: every result fails,
 // and the exit status says so.
@@ -46,3 +46,7 @@
 // EMPTY: empty FAIL {{.*}}graph.spx
 // RUN: rm %t/wrong/result0.npy && not spectral-check %t/wrong --device=host | FileCheck %s --check-prefix=NOREF
 // NOREF: wrong FAIL {{.*}} holds no result0.npy to compare with
+// RUN: spectral-check %t/conv --device=host --runs=0 --from-source --json=%t/source.json | FileCheck %s --check-prefix=SOURCE
+// SOURCE: conv PASS 1 kernels (0 from the artifact
+// RUN: FileCheck %s --check-prefix=SOURCEJSON < %t/source.json
+// SOURCEJSON: "from_source": true
