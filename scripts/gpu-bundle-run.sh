@@ -16,9 +16,11 @@
 #   fft-bench, fft-torch   spectral-fft-bench, and PyTorch's FFT (cuFFT) with a
 #                          device-to-device copy of the same bytes when python3
 #                          has torch with CUDA (not with --quick)
-# and prints one table, PASS/FAIL per check. FILE (default ./gpu-check.txt)
-# gets the table and every log; FILE.json the same as JSON, with every case's
-# figures. Exit status 1 if any check failed, 2 on bad usage.
+# and prints one table, PASS/FAIL/SKIP per check. FILE (default
+# ./gpu-check.txt) gets the table and every log (also kept, as each check
+# ends, in FILE.logs/, so an interrupted run leaves what it did); FILE.json
+# the same as JSON, with every case's figures. The bundle's programs need
+# glibc 2.34 or newer. Exit status 1 if any check failed, 2 on bad usage.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,27 +32,32 @@ for arg in "$@"; do
     --device=cuda|--device=host) device=${arg#--device=} ;;
     --out=?*) report=${arg#--out=} ;;
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$arg' (see run.sh --help)" >&2; exit 2 ;;
   esac
 done
 
-export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# NVRTC comes from the machine's CUDA 13 toolkit (or PyTorch's wheel of it).
+# The bundle's libraries for its own programs only (python3 keeps its own).
+libs=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+bundled=(env "LD_LIBRARY_PATH=$libs")
+# NVRTC: the runtime searches as the dynamic loader does, then
+# /usr/local/cuda/lib64; PyTorch's wheel of it is found here.
 if [ -z "${SPECTRAL_NVRTC_PATH:-}" ]; then
+  wheel=$(python3 -c 'import nvidia.cu13 as m; print(list(m.__path__)[0])' 2>/dev/null)
   for f in /usr/local/cuda/lib64/libnvrtc.so.13 /usr/local/cuda-13*/lib64/libnvrtc.so.13 \
-           "$(python3 -c 'import nvidia.cu13, os; print(os.path.dirname(nvidia.cu13.__file__))' \
-               2>/dev/null)/lib/libnvrtc.so.13"; do
+           ${wheel:+"$wheel/lib/libnvrtc.so.13"}; do
     [ -f "$f" ] && { export SPECTRAL_NVRTC_PATH=$f; break; }
   done
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/spectral-gpu-check.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export SPECTRAL_CACHE_DIR=$work/cache
-logs=$work/logs
-mkdir -p "$logs"
+logs=$report.logs
+rm -rf "$logs" && mkdir -p "$logs" || exit 2
 jobs=$(nproc 2>/dev/null || echo 4)
 [ "$jobs" -gt 8 ] && jobs=8
+# Host kernels run on a pool of OS threads per process: one shard's share.
+threads=$(( $(nproc 2>/dev/null || echo 4) / jobs ))
+[ "$threads" -ge 1 ] || threads=1
 
 names=() verdicts=() seconds=() summaries=()
 failed=0
@@ -68,7 +75,7 @@ check() {
   rc=$?
   local verdict=PASS
   [ $rc -eq 0 ] || { verdict="FAIL(rc=$rc)"; failed=1; }
-  [ $rc -eq 124 ] && verdict="FAIL(>${limit}s)"
+  [ $rc -eq 124 ] && [ "$limit" -gt 0 ] && verdict="FAIL(>${limit}s)"
   if grep -q '^[0-9]* cases: ' "$log"; then
     summary=$(grep '^[0-9]* cases: ' "$log" | tail -1)
   elif grep -q 'tests\? ran' "$log"; then
@@ -82,13 +89,20 @@ check() {
   printf '%-24s %-12s %5ss  %s\n' "$name" "$verdict" "${seconds[-1]}" "${summaries[-1]}"
 }
 
+# skip NAME WHY: a check that could not run here.
+skip() {
+  names+=("$1") verdicts+=(SKIP) seconds+=(0) summaries+=("$2")
+  printf '%-24s %-12s %5ss  %s\n' "$1" SKIP 0 "$2"
+}
+
 # The kernel-template tests in $jobs shards at once (each its own process and,
 # on a GPU, its own context); $1: seconds each shard may take.
 kernel_tests() {
   local pids=() rc=0 i
   for ((i = 0; i < jobs; i++)); do
     GTEST_TOTAL_SHARDS=$jobs GTEST_SHARD_INDEX=$i SPECTRAL_TEST_DEVICE=$device \
-      timeout -k 10 "$1" "$here/bin/spectral-kernel-tests" --gtest_brief=1 \
+      SPECTRAL_HOST_THREADS=$threads \
+      timeout -k 10 "$1" "${bundled[@]}" "$here/bin/spectral-kernel-tests" --gtest_brief=1 \
       > "$logs/kernel-shard-$i.txt" 2>&1 &
     pids+=($!)
   done
@@ -103,7 +117,51 @@ kernel_tests() {
   return $rc
 }
 
-artifacts() { "$here/bin/spectral-check" "$here"/cases/*/ --device="$device" "$@"; }
+cases=("$here"/cases/*/)
+
+# The table, the report and its JSON from the checks so far.
+write_report() {
+  passed=0 failed_count=0
+  for v in "${verdicts[@]}"; do
+    case $v in PASS) passed=$((passed + 1)) ;; FAIL*) failed_count=$((failed_count + 1)) ;; esac
+  done
+  table=$( {
+    echo "== summary ($device${gpu:+: $gpu})"
+    for i in "${!names[@]}"; do
+      printf '%-24s %-12s %5ss  %s\n' "${names[$i]}" "${verdicts[$i]}" "${seconds[$i]}" \
+        "${summaries[$i]}"
+    done
+    echo "== $passed of ${#names[@]} checks passed, $failed_count failed"
+  } )
+  {
+    echo "$table"
+    for f in "$logs"/*.log; do
+      echo
+      echo "== $(basename "$f" .log)"
+      cat "$f"
+    done
+  } > "$report"
+
+  json_string() {
+    printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
+  }
+  {
+    printf '{"device": %s, "gpu": %s, "host": %s, "checks": [' "$(json_string "$device")" \
+      "$(json_string "$gpu")" "$(json_string "$(uname -n)")"
+    for i in "${!names[@]}"; do
+      [ "$i" -gt 0 ] && printf ', '
+      printf '{"name": %s, "verdict": %s, "seconds": %s, "summary": %s}' \
+        "$(json_string "${names[$i]}")" "$(json_string "${verdicts[$i]}")" "${seconds[$i]}" \
+        "$(json_string "${summaries[$i]}")"
+    done
+    printf ']'
+    for part in artifacts nvrtc-cold nvrtc-warm; do
+      [ -s "$logs/$part.json" ] && printf ', "%s": %s' "$part" "$(cat "$logs/$part.json")"
+    done
+    printf '}\n'
+  } > "$report.json"
+}
+trap 'echo "run.sh: interrupted; the checks so far:"; write_report; cat "$report"; rm -rf "$work"; exit 130' INT TERM
 
 echo "Spectral GPU check on $device: $(uname -n), $(date -u '+%Y-%m-%d %H:%M UTC')"
 gpu=""
@@ -112,63 +170,33 @@ if command -v nvidia-smi > /dev/null; then
         head -1)
   echo "GPU: $gpu"
 fi
-echo "NVRTC: ${SPECTRAL_NVRTC_PATH:-not found on this machine}"
+echo "NVRTC: ${SPECTRAL_NVRTC_PATH:-searched for by the runtime (SPECTRAL_NVRTC_PATH unset)}"
 
-check runtime-cuda-tests 300 "$here/bin/spectral-cuda-tests" --gtest_brief=1
-check artifacts 0 artifacts --runs=20 --json="$work/artifacts.json"
+check runtime-cuda-tests 300 "${bundled[@]}" "$here/bin/spectral-cuda-tests" --gtest_brief=1
+check artifacts 900 "${bundled[@]}" "$here/bin/spectral-check" "${cases[@]}" --device="$device" \
+  --runs=20 --json="$logs/artifacts.json"
 if [ $quick -eq 0 ]; then
-  SPECTRAL_CACHE_DIR=$work/cold-cache check nvrtc-cold 0 artifacts --runs=0 --from-source \
-    --json="$work/nvrtc-cold.json"
-  SPECTRAL_CACHE_DIR=$work/cold-cache check nvrtc-warm 0 artifacts --runs=0 --from-source \
-    --json="$work/nvrtc-warm.json"
+  for warmth in cold warm; do
+    SPECTRAL_CACHE_DIR=$work/source-cache check nvrtc-$warmth 900 "${bundled[@]}" \
+      "$here/bin/spectral-check" "${cases[@]}" --device="$device" --runs=0 --from-source \
+      --json="$logs/nvrtc-$warmth.json"
+  done
 fi
-check kernel-template-tests 0 kernel_tests 600
+check kernel-template-tests 0 kernel_tests 900
 if [ $quick -eq 0 ]; then
-  check fft-bench 300 env SPECTRAL_TEST_DEVICE=$device "$here/bin/spectral-fft-bench" 5
-  if [ "$device" = cuda ] && python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null
-  then
+  SPECTRAL_TEST_DEVICE=$device SPECTRAL_HOST_THREADS=$(nproc 2>/dev/null || echo 4) \
+    check fft-bench 600 "${bundled[@]}" "$here/bin/spectral-fft-bench" 5
+  if [ "$device" != cuda ]; then
+    skip fft-torch "PyTorch's cuFFT figures are for --device=cuda"
+  elif ! why=$(python3 -c 'import torch; assert torch.cuda.is_available(), "no CUDA"' 2>&1); then
+    skip fft-torch "python3 has no PyTorch with CUDA: $(printf '%s' "$why" | tail -1)"
+  else
     check fft-torch 300 python3 "$here/fft_torch.py"
   fi
 fi
 
-passed=0
-for v in "${verdicts[@]}"; do [ "$v" = PASS ] && passed=$((passed + 1)); done
-table=$( {
-  echo "== summary ($device${gpu:+: $gpu})"
-  for i in "${!names[@]}"; do
-    printf '%-24s %-12s %5ss  %s\n' "${names[$i]}" "${verdicts[$i]}" "${seconds[$i]}" \
-      "${summaries[$i]}"
-  done
-  echo "== $passed of ${#names[@]} checks passed"
-} )
-{
-  echo "$table"
-  for f in "$logs"/*.log; do
-    echo
-    echo "== $(basename "$f" .log)"
-    cat "$f"
-  done
-} > "$report"
-
-json_string() {
-  printf '"%s"' "$(printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr -d '\000-\037')"
-}
-{
-  printf '{"device": %s, "gpu": %s, "host": %s, "checks": [' "$(json_string "$device")" \
-    "$(json_string "$gpu")" "$(json_string "$(uname -n)")"
-  for i in "${!names[@]}"; do
-    [ "$i" -gt 0 ] && printf ', '
-    printf '{"name": %s, "verdict": %s, "seconds": %s, "summary": %s}' \
-      "$(json_string "${names[$i]}")" "$(json_string "${verdicts[$i]}")" "${seconds[$i]}" \
-      "$(json_string "${summaries[$i]}")"
-  done
-  printf ']'
-  for part in artifacts nvrtc-cold nvrtc-warm; do
-    [ -s "$work/$part.json" ] && printf ', "%s": %s' "$part" "$(cat "$work/$part.json")"
-  done
-  printf '}\n'
-} > "$report.json"
-
+write_report
+rm -rf "$work"
 cat "$logs/artifacts.log"
 [ -f "$logs/fft-bench.log" ] && cat "$logs/fft-bench.log"
 [ -f "$logs/fft-torch.log" ] && cat "$logs/fft-torch.log"

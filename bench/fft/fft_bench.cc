@@ -1,10 +1,12 @@
 // fft_bench.cc - host-backend FFT throughput against FFTW on this machine.
 //
-// For each length: a batch of complex float transforms totalling ~4M points,
-// planned by compiler/Planning (the same Program the tests check) and run by
-// the executor on the host device, timed after one warm-up run, against
-// FFTW's single-precision batched plan (FFTW_MEASURE, one thread). Prints
-// the median of several runs and the ratio host / FFTW.
+// For each shape (C2C of lengths 256 to 2^22 and 2-D 1024 x 1024, R2C of
+// lengths 256 to 65536; each 4M points): the transform planned by
+// compiler/Planning (the same Program the tests check) and run by the
+// executor on the device the kernel tests use (the host, or
+// SPECTRAL_TEST_DEVICE), timed after one warm-up run, against FFTW's
+// single-precision batched plan (FFTW_MEASURE, one thread). Prints the median
+// of several runs and the ratio spectral / FFTW.
 //
 //   spectral-fft-bench [RUNS]
 //   spectral-fft-bench --fftw=BATCHxN [--threads=T] [--runs=R]
@@ -20,6 +22,8 @@
 #include <complex>
 #include <cstdio>
 #include <cstring>
+#include <functional>
+#include <numeric>
 #include <random>
 #include <string>
 #include <vector>
@@ -89,43 +93,86 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (n > 0) return fftw_only(batch, n, threads, runs);
-  std::printf("%8s %6s %14s %14s %8s\n", "length", "batch", "host (ms)", "fftw (ms)", "ratio");
-  for (int n : {256, 4096, 65536}) {
-    int batch = std::max(1, (1 << 22) / n);
-    std::vector<std::complex<float>> x(size_t(batch) * n);
-    std::mt19937 rng(n);
+  std::printf("%-22s %14s %14s %8s\n", "transform", "spectral (ms)", "fftw (ms)", "ratio");
+  struct Case {
+    const char* label;
+    bool real;                   // R2C along the last axis, else C2C
+    std::vector<int64_t> shape;  // the batch first
+    std::vector<int> axes;
+  };
+  const std::vector<Case> cases = {
+      {"c2c 256 x 16384", false, {16384, 256}, {1}},
+      {"c2c 4096 x 1024", false, {1024, 4096}, {1}},
+      {"c2c 65536 x 64", false, {64, 65536}, {1}},
+      {"c2c 4194304 x 1", false, {1, 4194304}, {1}},
+      {"c2c 1024x1024 x 4", false, {4, 1024, 1024}, {1, 2}},
+      {"r2c 256 x 16384", true, {16384, 256}, {1}},
+      {"r2c 4096 x 1024", true, {1024, 4096}, {1}},
+      {"r2c 65536 x 64", true, {64, 65536}, {1}},
+  };
+  for (const Case& c : cases) {
+    const int rank = int(c.axes.size());
+    const int64_t count = std::accumulate(c.shape.begin(), c.shape.end(), int64_t(1),
+                                          std::multiplies<>());
+    const int n_last = int(c.shape.back()), batch = int(c.shape.front());
+    std::mt19937 rng(n_last);
     std::uniform_real_distribution<float> uniform(-1, 1);
-    for (auto& v : x) v = {uniform(rng), uniform(rng)};
-    std::vector<int64_t> shape{batch, n};
-    spectral::HostTensor input{spectral::DType::kComplex64, shape,
-                               std::vector<uint8_t>(x.size() * sizeof(x[0]))};
+    std::vector<float> x(size_t(count) * (c.real ? 1 : 2));
+    for (float& v : x) v = uniform(rng);
+    // axis_program's R2C runs along the middle axis of [batch, n, 1].
+    std::vector<int64_t> shape = c.real ? std::vector<int64_t>{batch, n_last, 1} : c.shape;
+    spectral::HostTensor input{c.real ? spectral::DType::kFloat32 : spectral::DType::kComplex64,
+                               shape, std::vector<uint8_t>(x.size() * sizeof(float))};
     std::memcpy(input.bytes.data(), x.data(), input.bytes.size());
-    auto executable = spectral::Executable::load(
-        spectral::testing::c2c_program(shape, {1}, true, false), spectral::testing::device());
+    spectral::Program program;
+    if (c.real) {
+      spectral::StatusOr<spectral::Program> planned = spectral::testing::axis_program(
+          spectral::planning::FftKind::kRealForward, batch, n_last, 1, false);
+      if (!planned) {
+        std::fprintf(stderr, "%s: %s\n", c.label, planned.status().message().c_str());
+        return 1;
+      }
+      program = std::move(*planned);
+    } else {
+      program = spectral::testing::c2c_program(c.shape, c.axes, true, false);
+    }
+    auto executable = spectral::Executable::load(std::move(program), spectral::testing::device());
     if (!executable) {
-      std::fprintf(stderr, "%s\n", executable.status().message().c_str());
+      std::fprintf(stderr, "%s: %s\n", c.label, executable.status().message().c_str());
       return 1;
     }
     std::vector<spectral::HostTensor> outputs;
     auto run = [&] {
       if (spectral::Status status = (*executable)->run({input}, &outputs); !status) {
-        std::fprintf(stderr, "%s\n", status.message().c_str());
+        std::fprintf(stderr, "%s: %s\n", c.label, status.message().c_str());
         std::exit(1);
       }
     };
     run();  // warm-up
-    double host = median_seconds(runs, run);
+    double spectral_seconds = median_seconds(runs, run);
 
-    std::vector<std::complex<float>> in = x, out(x.size());
-    fftwf_plan plan = fftwf_plan_many_dft(1, &n, batch, reinterpret_cast<fftwf_complex*>(in.data()),
-                                          nullptr, 1, n, reinterpret_cast<fftwf_complex*>(out.data()),
-                                          nullptr, 1, n, FFTW_FORWARD, FFTW_MEASURE);
-    std::copy(x.begin(), x.end(), in.begin());
+    // FFTW's batched plan of the same transform, one thread, out of place.
+    std::vector<int> dims(c.shape.begin() + 1, c.shape.end());
+    const int64_t per = count / batch, bins = c.real ? n_last / 2 + 1 : n_last;
+    std::vector<std::complex<float>> out(size_t(batch) * (c.real ? bins : per));
+    fftwf_plan plan;
+    std::vector<float> in = x;
+    if (c.real)
+      plan = fftwf_plan_many_dft_r2c(rank, dims.data(), batch, in.data(), nullptr, 1, int(per),
+                                     reinterpret_cast<fftwf_complex*>(out.data()), nullptr, 1,
+                                     int(bins), FFTW_MEASURE);
+    else
+      plan = fftwf_plan_many_dft(rank, dims.data(), batch, reinterpret_cast<fftwf_complex*>(in.data()),
+                                 nullptr, 1, int(per), reinterpret_cast<fftwf_complex*>(out.data()),
+                                 nullptr, 1, int(per), FFTW_FORWARD, FFTW_MEASURE);
+    std::copy(x.begin(), x.end(), in.begin());  // FFTW_MEASURE overwrote it
     double fftw = median_seconds(runs, [&] { fftwf_execute(plan); });
     fftwf_destroy_plan(plan);
-    std::printf("%8d %6d %14.2f %14.2f %8.2f\n", n, batch, host * 1e3, fftw * 1e3, host / fftw);
+    std::printf("%-22s %14.2f %14.2f %8.2f\n", c.label, spectral_seconds * 1e3, fftw * 1e3,
+                spectral_seconds / fftw);
   }
-  std::printf("host time includes copying the input in and the result out;\n"
-              "fftw is one thread, in cache-friendly out-of-place batched form.\n");
+  std::printf("on %s; spectral's time includes copying the input in and the result out;\n"
+              "fftw is one thread, in cache-friendly out-of-place batched form.\n",
+              spectral::testing::device().name().c_str());
   return 0;
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """fft_torch.py - PyTorch's FFT (cuFFT on a GPU) on the shapes spectral-fft-bench
-times: batches of complex64 transforms totalling 2^22 points, lengths 256, 4096
-and 65536. Prints, per length, the median milliseconds of the transform alone
-(CUDA events), of the transform with the input copied in and the result copied
-out (what spectral-fft-bench's figure includes), and a device-to-device copy of
-the same bytes, with the GB/s each reaches counting bytes read and written.
+times (C2C of lengths 256 to 2^22 and 2-D 1024 x 1024, R2C of lengths 256 to
+65536; 2^22 points each). Prints, per shape, the median milliseconds of the
+transform alone (CUDA events) with the GB/s it reaches counting bytes read and
+written, a device-to-device copy of the input's bytes with its GB/s, and the
+transform with the input copied in and the result copied out (what
+spectral-fft-bench's figure includes).
 
     python3 fft_torch.py [--device=cuda|cpu] [--runs=N]
 """
@@ -48,21 +49,35 @@ def main():
             sys.exit(f"fft_torch.py: unknown argument {arg!r}")
     name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
     print(f"torch {torch.__version__} on {name}")
-    print(f"{'length':>8} {'batch':>6} {'fft ms':>9} {'GB/s':>7} {'copy ms':>9} {'GB/s':>7}"
+    print(f"{'transform':<22} {'fft ms':>9} {'GB/s':>7} {'copy ms':>9} {'GB/s':>7}"
           f" {'with h2d+d2h ms':>16}")
-    for n in (256, 4096, 65536):
-        batch = max(1, (1 << 22) // n)
-        host = torch.randn(batch, n, dtype=torch.complex64).pin_memory() if device == "cuda" \
-            else torch.randn(batch, n, dtype=torch.complex64)
+    cases = [  # the shapes spectral-fft-bench times: 2^22 points each
+        ("c2c 256 x 16384", False, (16384, 256), (1,)),
+        ("c2c 4096 x 1024", False, (1024, 4096), (1,)),
+        ("c2c 65536 x 64", False, (64, 65536), (1,)),
+        ("c2c 4194304 x 1", False, (1, 4194304), (1,)),
+        ("c2c 1024x1024 x 4", False, (4, 1024, 1024), (1, 2)),
+        ("r2c 256 x 16384", True, (16384, 256), (1,)),
+        ("r2c 4096 x 1024", True, (1024, 4096), (1,)),
+        ("r2c 65536 x 64", True, (64, 65536), (1,)),
+    ]
+    for label, real, shape, dims in cases:
+        dtype = torch.float32 if real else torch.complex64
+        host = torch.randn(*shape, dtype=dtype)
+        if device == "cuda":
+            host = host.pin_memory()
         x = host.to(device)
+        transform = (lambda t: torch.fft.rfftn(t, dim=dims)) if real else \
+            (lambda t: torch.fft.fftn(t, dim=dims))
+        y = transform(x)
         out = torch.empty_like(x)
-        fft = timed(lambda: torch.fft.fft(x, dim=1), runs, device)
+        fft = timed(lambda: transform(x), runs, device)
         copy = timed(lambda: out.copy_(x), runs, device)
-        whole = timed(lambda: torch.fft.fft(host.to(device), dim=1).cpu(), runs, device)
-        moved = 2 * x.numel() * x.element_size() / 1e9
-        print(f"{n:>8} {batch:>6} {fft:>9.3f} {moved / fft * 1e3:>7.0f} {copy:>9.3f}"
-              f" {moved / copy * 1e3:>7.0f} {whole:>16.3f}")
-
+        whole = timed(lambda: transform(host.to(device)).cpu(), runs, device)
+        fft_bytes = (x.numel() * x.element_size() + y.numel() * y.element_size()) / 1e9
+        copy_bytes = 2 * x.numel() * x.element_size() / 1e9
+        print(f"{label:<22} {fft:>9.3f} {fft_bytes / fft * 1e3:>7.0f} {copy:>9.3f}"
+              f" {copy_bytes / copy * 1e3:>7.0f} {whole:>16.3f}")
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 // program.cc - the Program's own checks and sizes.
 #include "runtime/program/program.h"
 
-#include "runtime/device/cuda/cuda_device.h"
+#include "runtime/device/cuda/cubin_image.h"
 
 #include <algorithm>
 #include <cctype>

@@ -12,12 +12,12 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 BUILD_DIR=$build_dir "$source_dir/scripts/gpu-bundle" --no-build --no-pack "$work/bundle" \
   > "$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
-if ls "$work/bundle/lib" | grep -q 'LLVM\|MLIR'; then
+if [ "$(ls "$work/bundle/lib" | grep -c 'LLVM\|MLIR')" -ne 0 ]; then
   echo "FAIL: the bundle carries LLVM or MLIR: $(ls "$work/bundle/lib")"
   exit 1
 fi
 for p in "$work"/bundle/bin/*; do
-  if LD_LIBRARY_PATH=$work/bundle/lib ldd "$p" | grep -q 'not found'; then
+  if [ "$(LD_LIBRARY_PATH=$work/bundle/lib ldd "$p" | grep -c 'not found')" -ne 0 ]; then
     echo "FAIL: $p needs a library the bundle lacks:"
     LD_LIBRARY_PATH=$work/bundle/lib ldd "$p" | grep 'not found'
     exit 1

@@ -100,7 +100,8 @@ llvm::cl::opt<bool> report(
 llvm::cl::opt<std::string> saveNpy(
     "save-npy", llvm::cl::value_desc("DIR"), llvm::cl::cat(category),
     llvm::cl::desc("also write every argument the run used as DIR/argN.npy (random ones "
-                   "included) and every result as DIR/resultN.npy; DIR is created"));
+                   "included) and every result as DIR/resultN.npy (DIR is created; higher "
+                   "numbers an earlier save left are removed)"));
 llvm::cl::opt<std::string> dumpKernels(
     "dump-kernels", llvm::cl::cat(category),
     llvm::cl::desc("write each kernel's .cu, .ptx and .ptxas.txt and summary.txt/.json to "
@@ -121,17 +122,9 @@ int fail(const llvm::Twine &message) {
   return 1;
 }
 
-std::optional<NpyDtype> dtypeOf(ElementKind kind) {
-  switch (kind) {
-  case ElementKind::I1: return NpyDtype::kBool;
-  case ElementKind::I32: return NpyDtype::kInt32;
-  case ElementKind::I64: return NpyDtype::kInt64;
-  case ElementKind::F32: return NpyDtype::kFloat32;
-  case ElementKind::F64: return NpyDtype::kFloat64;
-  case ElementKind::C64: return NpyDtype::kComplex64;
-  case ElementKind::C128: return NpyDtype::kComplex128;
-  }
-  return std::nullopt;
+/// The .npy dtype of a reference element kind.
+NpyDtype dtypeOf(ElementKind kind) {
+  return ::spectral::npy_dtype_of(::spectral::dtypeOfKind(kind));
 }
 
 /// .npy files and host tensors share one byte layout.
@@ -143,7 +136,9 @@ NpyArray toNpy(HostTensor t) {
   return array;
 }
 
-/// --save-npy: `tensors` as DIR/<prefix>N.npy; false after fail() said why.
+/// --save-npy: `tensors` as DIR/<prefix>N.npy, and the numbers after them that
+/// an earlier save left removed, so DIR holds this run's alone; false after
+/// fail() said why.
 bool saveAll(const std::vector<HostTensor> &tensors, const std::string &prefix) {
   std::error_code code;
   std::filesystem::create_directories(std::string(saveNpy), code);
@@ -158,6 +153,11 @@ bool saveAll(const std::vector<HostTensor> &tensors, const std::string &prefix) 
       fail("--save-npy: " + error);
       return false;
     }
+  }
+  for (size_t i = tensors.size();; ++i) {
+    std::string stale = saveNpy + "/" + prefix + std::to_string(i) + ".npy";
+    if (!std::filesystem::is_regular_file(stale, code) || !std::filesystem::remove(stale, code))
+      break;
   }
   return true;
 }
@@ -488,14 +488,14 @@ int main(int argc, char **argv) {
     bool refused = false;
     auto accept = [&](::spectral::NpyDtype dtype, const std::vector<int64_t> &dims,
                       std::string *why) {
-      if (dtype == *dtypeOf(*kind) && llvm::ArrayRef<int64_t>(dims) == type.getShape())
+      if (dtype == dtypeOf(*kind) && llvm::ArrayRef<int64_t>(dims) == type.getShape())
         return true;
       Tensor expected{*kind, {type.getShape().begin(), type.getShape().end()}, {}};
       std::string shape;
       for (int64_t d : dims)
         shape += (shape.empty() ? "" : ", ") + std::to_string(d);
       *why = what + " must be " + expected.typeString() + " (numpy " +
-             ::spectral::npy_dtype_name(*dtypeOf(*kind)) + "), but " + inputs[i].substr(1) +
+             ::spectral::npy_dtype_name(dtypeOf(*kind)) + "), but " + inputs[i].substr(1) +
              " holds " + ::spectral::npy_dtype_name(dtype) + " of shape (" + shape + ")";
       refused = true;
       return false;

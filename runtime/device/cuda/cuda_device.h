@@ -11,6 +11,7 @@
 #pragma once
 
 #include "runtime/device/cuda/nvrtc_compiler.h"
+#include "runtime/device/cuda/cubin_image.h"
 #include "runtime/device/device.h"
 #include "runtime/status.h"
 
@@ -40,10 +41,6 @@ StatusOr<uint64_t> parse_memory_limit(const std::string& text);
 /// builds: CUBIN and PTX need a driver of at least NVRTC's major version.
 /// The error says both versions and what to do.
 Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version);
-
-/// Why `cubin` is not a CUDA ELF image whose headers, sections and segments
-/// lie inside it (the driver reads an image without its size), or "" when it is.
-std::string cubin_problem(const std::vector<uint8_t>& cubin);
 
 /// One way to load embedded code: binaries[binary]'s CUBIN, or its PTX.
 struct PrebuiltChoice {

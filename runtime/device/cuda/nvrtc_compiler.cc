@@ -82,8 +82,11 @@ Status check_entry(const CompiledKernel& kernel, const KernelSource& source,
   return Status::error("NVRTC compiled the kernel for " + options.arch +
                        " but its source defines no extern \"C\" __global__ function named '" +
                        source.entry + "'; " + dump_failed_source(source, headers) +
-                       (kernel.is_cubin ? "; the ptxas report names no such entry:\n" + kernel.log
-                                        : std::string()));
+                       (!kernel.is_cubin ? std::string()
+                        : kernel.log.find("ptxas") == std::string::npos
+                            ? "; NVRTC gave no ptxas report (twice: from a source new to the "
+                              "driver's compute cache too)"
+                            : "; the ptxas report names no such entry:\n" + kernel.log));
 }
 
 void append_blob(std::vector<uint8_t>& out, const void* data, size_t size) {
@@ -238,7 +241,10 @@ StatusOr<CompiledKernel> NvrtcCompiler::compile_uncached(
     // Where a driver exists, NVRTC 13.0 answered a compile it had seen (in
     // this process or another) from the driver's compute cache without running
     // ptxas, so without the report, --no-cache notwithstanding (seen on an
-    // H100). A comment no compile had before makes the source new to it.
+    // H100). A comment no compile had before makes the source new to it (and
+    // adds one entry to that cache, which the driver keeps within its size;
+    // the kernel cache in front of NVRTC makes this rare: once per kernel
+    // whose Spectral cache entry is gone while the driver's is not).
     static std::atomic<uint64_t> fresh_compiles{0};
     KernelSource fresh = source;
     fresh.source += "\n// spectral: compiled afresh for the ptxas report (" +

@@ -16,7 +16,7 @@
 // PASS-NEXT: result #0: PASS, max abs error
 // PASS: 1 cases: 1 passed, 0 failed
 // RUN: FileCheck %s --check-prefix=JSON < %t/conv.json
-// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": 0.0001, "runs": 3, "from_source": false, "cases": [{"name": "conv", "pass": true, "kernels": 1,
+// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": "by precision: 1e-4 for 32-bit results, 1e-10 for 64-bit", "runs": 3, "from_source": false, "cases": [{"name": "conv", "pass": true, "kernels": 1,
 //
 // Inputs of another seed with the first seed's results: every result fails,
 // and the exit status says so.
@@ -50,3 +50,16 @@
 // SOURCE: conv PASS 1 kernels (0 from the artifact
 // RUN: FileCheck %s --check-prefix=SOURCEJSON < %t/source.json
 // SOURCEJSON: "from_source": true
+//
+// A second save into one folder leaves that run's files alone: the first
+// run's higher-numbered arguments and results are removed.
+// RUN: spectral-run %S/../../e2e/softmax_regression_step.mlir --device=reference --random-inputs \
+// RUN:   --save-npy=%t/again > /dev/null
+// RUN: ls %t/again | FileCheck %s --check-prefix=SIX
+// SIX: arg5.npy
+// SIX: result3.npy
+// RUN: spectral-run %S/../../../examples/spectral_conv.mlir --device=reference --random-inputs \
+// RUN:   --save-npy=%t/again > /dev/null
+// RUN: ls %t/again | FileCheck %s --check-prefix=THREE --implicit-check-not=arg3 --implicit-check-not=result1
+// THREE: arg2.npy
+// THREE: result0.npy

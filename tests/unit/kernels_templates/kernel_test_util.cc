@@ -1,4 +1,4 @@
-// kernel_test_util.cc - run template instantiation units on the host device.
+// kernel_test_util.cc - run template instantiation units on the test device.
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 
 #include "runtime/kernels/embedded_templates.h"

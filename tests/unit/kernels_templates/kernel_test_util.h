@@ -1,6 +1,6 @@
-// kernel_test_util.h - run template instantiation units on the host device.
+// kernel_test_util.h - run template instantiation units on the test device.
 //
-// What every kernel-template test needs: the process's HostDevice, units
+// What every kernel-template test needs: the process's device, units
 // loaded once, device buffers, a launch that fails the test on error, and a
 // "$KEY" filler to write units as codegen will.
 #pragma once
