@@ -12,6 +12,21 @@
 #include <sys/stat.h>
 
 namespace spectral {
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\', out += c;
+    else if (c == '\n') out += "\\n";
+    else if (static_cast<unsigned char>(c) < 0x20) {
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
+      out += buffer;
+    } else out += c;
+  }
+  return out + "\"";
+}
+
 namespace {
 
 Status write_file(const std::string& path, const std::string& text) {
@@ -35,20 +50,6 @@ Status make_directory(const std::string& path) {
   if (stat(path.c_str(), &info) != 0 || !S_ISDIR(info.st_mode))
     return Status::error(path + " is not a directory");
   return Status::ok();
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (c == '\n') out += "\\n";
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-      out += buffer;
-    } else out += c;
-  }
-  return out + "\"";
 }
 
 std::string dim3_text(Dim3 d) {

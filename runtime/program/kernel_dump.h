@@ -26,4 +26,7 @@ struct DumpOptions {
 /// Writes the files; the summary table is also returned for printing.
 StatusOr<std::string> dump_kernels(const Program& program, const DumpOptions& options);
 
+/// `text` as a JSON string literal, quotes included (summary.json, spectral-check).
+std::string json_string(const std::string& text);
+
 }  // namespace spectral

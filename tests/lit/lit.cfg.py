@@ -20,3 +20,13 @@ llvm_config.add_tool_substitutions(
 # The tools compile kernels: into the build tree's test cache, never the
 # user's own (tests/CMakeLists.txt gives the GoogleTest programs the same).
 config.environment["SPECTRAL_CACHE_DIR"] = config.spectral_test_cache
+
+# %limit_memory caps a command's address space at 4 GiB (`ulimit -v`). A
+# sanitized build (SPECTRAL_SANITIZE) cannot run under it (ASan reserves
+# terabytes of address space for its shadow): there it caps nothing, and a
+# test that needs the cap to fail says UNSUPPORTED: asan.
+if "address" in getattr(config, "spectral_sanitize", ""):
+    config.available_features.add("asan")
+    config.substitutions.append(("%limit_memory", "true"))
+else:
+    config.substitutions.append(("%limit_memory", "ulimit -v 4194304"))

@@ -23,6 +23,7 @@
 #include "runtime/device/device.h"
 #include "runtime/program/artifact.h"
 #include "runtime/program/executor.h"
+#include "runtime/program/kernel_dump.h"
 #include "runtime/tensor/npy.h"
 
 #include <algorithm>
@@ -238,19 +239,6 @@ CaseReport check_case(const std::string& dir, spectral::Device& device, const Op
   return report;
 }
 
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\', out += c;
-    else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else out += c;
-  }
-  return out + "\"";
-}
-
 /// A JSON number, or null for what JSON cannot hold (NaN, infinities).
 std::string json_number(double value) {
   return std::isfinite(value) ? number(value) : "null";
@@ -259,16 +247,16 @@ std::string json_number(double value) {
 std::string to_json(const std::string& device, const Options& options,
                     const std::vector<CaseReport>& reports) {
   std::ostringstream out;
-  out << "{\"device\": " << json_string(device) << ", \"tolerance\": "
+  out << "{\"device\": " << spectral::json_string(device) << ", \"tolerance\": "
       << (options.tolerance < 0 ? "\"by precision: 1e-4 for 32-bit results, 1e-10 for 64-bit\""
                                 : json_number(options.tolerance))
       << ", \"runs\": " << options.runs
       << ", \"from_source\": " << (options.from_source ? "true" : "false") << ", \"cases\": [";
   for (size_t c = 0; c < reports.size(); ++c) {
     const CaseReport& r = reports[c];
-    out << (c ? ", " : "") << "{\"name\": " << json_string(r.name)
+    out << (c ? ", " : "") << "{\"name\": " << spectral::json_string(r.name)
         << ", \"pass\": " << (r.pass ? "true" : "false");
-    if (!r.error.empty()) out << ", \"error\": " << json_string(r.error);
+    if (!r.error.empty()) out << ", \"error\": " << spectral::json_string(r.error);
     out << ", \"kernels\": " << r.load.kernels << ", \"prebuilt\": " << r.load.prebuilt
         << ", \"compiled\": " << r.load.compiles << ", \"memory_cache_hits\": "
         << r.load.memory_hits << ", \"disk_cache_hits\": " << r.load.disk_hits
@@ -281,7 +269,7 @@ std::string to_json(const std::string& device, const Options& options,
       out << (i ? ", " : "") << "{\"max_abs_error\": " << json_number(r.results[i].max_abs)
           << ", \"relative_error\": " << json_number(r.results[i].relative)
           << ", \"pass\": " << (r.results[i].pass ? "true" : "false")
-          << (r.results[i].error.empty() ? "" : ", \"error\": " + json_string(r.results[i].error))
+          << (r.results[i].error.empty() ? "" : ", \"error\": " + spectral::json_string(r.results[i].error))
           << "}";
     out << "]}";
   }

@@ -76,3 +76,22 @@ bool fiber_stack_bytes_from_environment(size_t* bytes, std::string* error) {
 }
 
 }  // namespace spectral::host
+
+#if defined(BOOST_USE_UCONTEXT)
+// Sanitizer builds (SPECTRAL_SANITIZE=address) switch fibers through
+// Boost.Context's ucontext variant, whose switches ASan sees. Its one
+// out-of-line member is missing from Debian's libboost_context (built for
+// the fcontext variant): the record of what runs on this thread, at first
+// the thread's own context.
+#include <boost/context/fiber.hpp>
+
+namespace boost::context::detail {
+
+fiber_activation_record*& fiber_activation_record::current() noexcept {
+  thread_local fiber_activation_record thread_context;
+  thread_local fiber_activation_record* running = &thread_context;
+  return running;
+}
+
+}  // namespace boost::context::detail
+#endif

@@ -1,7 +1,7 @@
 // A product whose tree of muls is a DAG of 40 squarings (2^40 factors
 // unfolded) is looked into only so far: the pass ends at once (the RUN line
 // above gives it a minute and 4 GiB), and no factor moves out here.
-// RUN: (ulimit -v 4194304; timeout 60 spectral-opt %s --spectral-simplify) | FileCheck %s
+// RUN: (%limit_memory; timeout 60 spectral-opt %s --spectral-simplify) | FileCheck %s
 // CHECK-LABEL: func.func @squarings
 // CHECK-COUNT-41: spectral.mul
 // CHECK-NEXT:    spectral.reduce_sum

@@ -58,7 +58,7 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 // A 16 GiB file (sparse) for a 3 x 4 argument is refused from its header,
 // before its data is read (4 GiB of address space and a minute allowed).
 // RUN: %python %S/Inputs/sparse_npy.py %t/huge.npy 4294967296
-// RUN: (ulimit -v 4194304; not timeout 60 spectral-run %s --function=wide --input=@%t/huge.npy 2>&1) \
+// RUN: (%limit_memory; not timeout 60 spectral-run %s --function=wide --input=@%t/huge.npy 2>&1) \
 // RUN:   | FileCheck %s --check-prefix=HUGE
 // HUGE: argument #0 must be tensor<3x4xcomplex<f64>> (numpy complex128), but {{.*}}huge.npy holds float32 of shape (4294967296)
 
