@@ -24,9 +24,14 @@ for f in include/spectral/compiler.h include/spectral/runtime.h include/spectral
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
 
+# A sanitized build's libraries need their users built with the same
+# sanitizers (the ASan runtime must be loaded first).
+sanitize=$(sed -n 's/^SPECTRAL_SANITIZE:STRING=//p' "$build_dir/CMakeCache.txt")
+flags=()
+[ -z "$sanitize" ] || flags=(-DCMAKE_CXX_FLAGS="-fsanitize=$sanitize")
 for example in embed run_artifact; do
   step "building examples/$example against the installed package"
-  cmake -G Ninja -S "$source_dir/examples/$example" -B "$work/$example" \
+  cmake -G Ninja -S "$source_dir/examples/$example" -B "$work/$example" "${flags[@]}" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$work/$example.log" 2>&1 ||
     { cat "$work/$example.log"; fail "configuring examples/$example"; }
   cmake --build "$work/$example" >>"$work/$example.log" 2>&1 ||
