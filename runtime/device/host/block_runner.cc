@@ -49,7 +49,13 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
 }
 
 void BlockRunner::Impl::fail(std::string message) {
-  if (error.empty()) error = std::move(message);
+  {
+    // Nothing owned may stay in this frame: the fiber is abandoned, never
+    // unwound. (Moving into `error` can hand `error`'s old buffer, kept by
+    // clear(), to the source: a string lost per failed block, which LSan saw.)
+    std::string owned = std::move(message);
+    if (error.empty()) error = std::move(owned);
+  }
   from = cur;
   ctx::fiber back = std::move(main).resume();
   std::abort();  // unreachable: run_fibers abandons this fiber
