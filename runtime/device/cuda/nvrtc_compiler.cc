@@ -121,13 +121,19 @@ StatusOr<NvrtcCompiler> NvrtcCompiler::create() {
 
 bool NvrtcCompiler::loaded() { return nvrtc_loaded(); }
 
-StatusOr<std::string> NvrtcCompiler::version() const {
+StatusOr<std::pair<int, int>> NvrtcCompiler::version_numbers() const {
   StatusOr<const NvrtcLibrary*> nvrtc = library();
   if (!nvrtc) return nvrtc.status();
   int major = 0, minor = 0;
   Status status = check(**nvrtc, (*nvrtc)->nvrtcVersion(&major, &minor), "nvrtcVersion");
   if (!status) return status;
-  return "nvrtc " + std::to_string(major) + "." + std::to_string(minor);
+  return std::make_pair(major, minor);
+}
+
+StatusOr<std::string> NvrtcCompiler::version() const {
+  StatusOr<std::pair<int, int>> numbers = version_numbers();
+  if (!numbers) return numbers.status();
+  return "nvrtc " + std::to_string(numbers->first) + "." + std::to_string(numbers->second);
 }
 
 StatusOr<std::vector<int>> NvrtcCompiler::supported_archs() const {
@@ -155,13 +161,10 @@ std::vector<std::string> NvrtcCompiler::command_line(const NvrtcOptions& options
 }
 
 StatusOr<std::vector<std::string>> NvrtcCompiler::arguments(const NvrtcOptions& options) const {
-  StatusOr<const NvrtcLibrary*> nvrtc = library();
-  if (!nvrtc) return nvrtc.status();
-  int major = 0, minor = 0;
-  Status status = check(**nvrtc, (*nvrtc)->nvrtcVersion(&major, &minor), "nvrtcVersion");
-  if (!status) return status;
+  StatusOr<std::pair<int, int>> numbers = version_numbers();
+  if (!numbers) return numbers.status();
   std::vector<std::string> line = command_line(options);
-  if (major > 12 || (major == 12 && minor >= 9)) line.push_back("--no-cache");
+  if (*numbers >= std::make_pair(12, 9)) line.push_back("--no-cache");
   return line;
 }
 

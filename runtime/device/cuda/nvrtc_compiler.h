@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace spectral {
@@ -66,6 +67,8 @@ class NvrtcCompiler {
 
   /// "nvrtc 13.0" (opens NVRTC).
   StatusOr<std::string> version() const;
+  /// The same as numbers: {13, 0}.
+  StatusOr<std::pair<int, int>> version_numbers() const;
   /// Real architectures NVRTC can build CUBIN for, e.g. {75, 80, 86, ..., 120}
   /// (opens NVRTC).
   StatusOr<std::vector<int>> supported_archs() const;
