@@ -6,8 +6,12 @@
 # On the chosen device (default cuda) it runs
 #   runtime-cuda-tests     the CUDA runtime's tests (driver launches need a GPU)
 #   artifacts              every case in cases/ through spectral-check: the
-#                          artifact's results against the reference's, and its
-#                          run time
+#                          artifact's results against the reference's, its run
+#                          time, and its steps' time on the device, replayed as
+#                          one CUDA graph from the second run on
+#   graphs                 the same with every step launched by itself: the
+#                          launch overhead a graph saves, per step (and FAIL if
+#                          a case's steps did not replay as a graph)
 #   nvrtc-cold, nvrtc-warm the same cases from source (their CUBIN left aside)
 #                          with an empty kernel cache, then again: NVRTC's
 #                          compile time and the cache's hits (not with --quick)
@@ -32,7 +36,7 @@ for arg in "$@"; do
     --device=cuda|--device=host) device=${arg#--device=} ;;
     --out=?*) report=${arg#--out=} ;;
     --quick) quick=1 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument '$arg' (see run.sh --help)" >&2; exit 2 ;;
   esac
 done
@@ -78,8 +82,8 @@ check() {
   [ $rc -eq 124 ] && [ "$limit" -gt 0 ] && verdict="FAIL(>${limit}s)"
   if grep -q '^[0-9]* cases: ' "$log"; then
     summary=$(grep '^[0-9]* cases: ' "$log" | tail -1)
-  elif grep -q 'tests\? ran' "$log"; then
-    summary=$(grep -h '^\[  PASSED  \]\|^\[  FAILED  \] [0-9]\|^\[  SKIPPED \] [0-9]\|tests\? ran' \
+  elif grep -q 'tests\? from .* ran' "$log"; then
+    summary=$(grep -h '^\[  PASSED  \]\|^\[  FAILED  \] [0-9]\|^\[  SKIPPED \] [0-9]' \
                 "$log" | tr -s ' ' | tr '\n' ' ')
   else
     summary=$(grep -v '^[[:space:]]*$' "$log" | tail -1)
@@ -118,6 +122,25 @@ kernel_tests() {
 }
 
 cases=("$here"/cases/*/)
+
+# The cases again with graphs off (spectral-check's output in graphs-off.log),
+# against the artifacts check's figures: what replaying a graph saves.
+graphs() {
+  local figures='medians summed (\([0-9]*\) steps): run \([0-9.]*\) ms, on the device \([0-9.]*\) ms'
+  timeout -k 10 900 "${bundled[@]}" "$here/bin/spectral-check" "${cases[@]}" --device="$device" \
+    --runs=20 --no-graphs > "$logs/graphs-off.log" 2>&1 || { cat "$logs/graphs-off.log"; return 1; }
+  local cases_run replayed on off
+  cases_run=$(grep -c '^[^ ].* PASS  ' "$logs/artifacts.log")
+  replayed=$(grep -c '^[^ ].* PASS  .*, as one ' "$logs/artifacts.log")
+  on=$(sed -n "s/.*$figures/\1 \2 \3/p" "$logs/artifacts.log")
+  off=$(sed -n "s/.*$figures/\1 \2 \3/p" "$logs/graphs-off.log")
+  grep '^[^ ].* PASS  ' "$logs/graphs-off.log"
+  echo "$on $off" | awk '{ printf "%d steps: on the device %.3f ms as graphs, %.3f ms one by one (%.2f us a step); runs %.3f vs %.3f ms\n", $1, $3, $6, ($6 - $3) * 1e3 / $1, $2, $5 }'
+  if [ "$replayed" -ne "$cases_run" ]; then
+    echo "only $replayed of $cases_run cases replayed their steps as a graph (see artifacts.log)"
+    return 1
+  fi
+}
 
 # The table, the report and its JSON from the checks so far.
 write_report() {
@@ -182,6 +205,7 @@ if [ $quick -eq 0 ]; then
       --json="$logs/nvrtc-$warmth.json"
   done
 fi
+check graphs 0 graphs
 check kernel-template-tests 0 kernel_tests 900
 if [ $quick -eq 0 ]; then
   SPECTRAL_TEST_DEVICE=$device SPECTRAL_HOST_THREADS=$(nproc 2>/dev/null || echo 4) \

@@ -6,7 +6,11 @@
 // executor on the device the kernel tests use (the host, or
 // SPECTRAL_TEST_DEVICE), timed after one warm-up run, against FFTW's
 // single-precision batched plan (FFTW_MEASURE, one thread). Prints the median
-// of several runs and the ratio spectral / FFTW.
+// of several runs and the ratio spectral / FFTW; and the transform's time on
+// the device alone (CUDA events around its launches; on the host, the
+// launches' wall time) with the GB/s it reaches, reading its input and
+// writing its result once, beside the GB/s of a device-to-device copy of
+// the input's bytes.
 //
 //   spectral-fft-bench [RUNS]
 //   spectral-fft-bench --fftw=BATCHxN [--threads=T] [--runs=R]
@@ -69,6 +73,31 @@ int fftw_only(long batch, int n, int threads, int runs) {
   return 0;
 }
 
+/// The median device time of copying `bytes` from one device buffer to another.
+double copy_seconds(size_t bytes, int runs) {
+  spectral::Device& device = spectral::testing::device();
+  spectral::StatusOr<void*> from = device.allocate(bytes), to = device.allocate(bytes);
+  if (!from || !to) {
+    std::fprintf(stderr, "allocating %zu bytes twice: %s\n", bytes,
+                 (from ? to : from).status().message().c_str());
+    std::exit(1);
+  }
+  std::vector<double> times;
+  for (int r = 0; r <= runs; ++r) {  // the first is a warm-up
+    spectral::StatusOr<double> seconds =
+        device.time_on_device([&] { return device.copy_on_device(*to, *from, bytes); });
+    if (!seconds) {
+      std::fprintf(stderr, "copying %zu bytes: %s\n", bytes, seconds.status().message().c_str());
+      std::exit(1);
+    }
+    if (r > 0) times.push_back(*seconds);
+  }
+  (void)device.release(*from);
+  (void)device.release(*to);
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +122,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (n > 0) return fftw_only(batch, n, threads, runs);
-  std::printf("%-22s %14s %14s %8s\n", "transform", "spectral (ms)", "fftw (ms)", "ratio");
+  std::printf("%-20s %13s %10s %7s %9s %10s %7s\n", "transform", "spectral (ms)", "device ms",
+              "GB/s", "copy GB/s", "fftw (ms)", "ratio");
+  double worst = 0, best = 1e300, slowest_share = 1e300;
   struct Case {
     const char* label;
     bool real;                   // R2C along the last axis, else C2C
@@ -143,14 +174,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::vector<spectral::HostTensor> outputs;
+    std::vector<double> device_seconds;
     auto run = [&] {
-      if (spectral::Status status = (*executable)->run({input}, &outputs); !status) {
+      spectral::RunStats stats;
+      if (spectral::Status status = (*executable)->run({input}, &outputs, &stats); !status) {
         std::fprintf(stderr, "%s: %s\n", c.label, status.message().c_str());
         std::exit(1);
       }
+      device_seconds.push_back(stats.device_seconds);
     };
     run();  // warm-up
+    device_seconds.clear();
     double spectral_seconds = median_seconds(runs, run);
+    std::sort(device_seconds.begin(), device_seconds.end());
+    const double on_device = device_seconds[device_seconds.size() / 2];
+    const double moved = double(input.bytes.size() + outputs[0].bytes.size());
+    const double copy = copy_seconds(input.bytes.size(), runs);
 
     // FFTW's batched plan of the same transform, one thread, out of place.
     std::vector<int> dims(c.shape.begin() + 1, c.shape.end());
@@ -169,11 +208,18 @@ int main(int argc, char** argv) {
     std::copy(x.begin(), x.end(), in.begin());  // FFTW_MEASURE overwrote it
     double fftw = median_seconds(runs, [&] { fftwf_execute(plan); });
     fftwf_destroy_plan(plan);
-    std::printf("%-22s %14.2f %14.2f %8.2f\n", c.label, spectral_seconds * 1e3, fftw * 1e3,
-                spectral_seconds / fftw);
+    const double gbs = moved / on_device / 1e9, copy_gbs = 2 * input.bytes.size() / copy / 1e9;
+    std::printf("%-20s %13.2f %10.3f %7.1f %9.1f %10.2f %7.2f\n", c.label, spectral_seconds * 1e3,
+                on_device * 1e3, gbs, copy_gbs, fftw * 1e3, spectral_seconds / fftw);
+    worst = std::max(worst, spectral_seconds / fftw);
+    best = std::min(best, spectral_seconds / fftw);
+    slowest_share = std::min(slowest_share, gbs / copy_gbs);
   }
   std::printf("on %s; spectral's time includes copying the input in and the result out;\n"
               "fftw is one thread, in cache-friendly out-of-place batched form.\n",
               spectral::testing::device().name().c_str());
+  std::printf("%zu transforms: spectral / fftw %.2f to %.2f; on the device at least %.1f%% of "
+              "a copy's GB/s\n",
+              cases.size(), best, worst, slowest_share * 100);
   return 0;
 }

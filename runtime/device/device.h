@@ -12,6 +12,7 @@
 #include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,6 +89,31 @@ class Kernel {
   virtual bool prebuilt() const { return false; }
 };
 
+/// One operation of a DeviceGraph, on fixed addresses: a launch with its
+/// arguments' values, a device-to-device copy, or a fill of zeros.
+struct GraphOp {
+  enum class Kind { kLaunch, kCopy, kZero };
+  Kind kind = Kind::kLaunch;
+  const Kernel* kernel = nullptr;  // kLaunch; must outlive the graph
+  Dim3 grid, block;
+  size_t shared_bytes = 0;
+  /// kLaunch: one 8-byte slot per parameter, in order, its value in the
+  /// slot's first bytes (CUDA reads each parameter's own size from there).
+  std::vector<uint64_t> args;
+  void* target = nullptr;        // kCopy, kZero
+  const void* source = nullptr;  // kCopy
+  size_t bytes = 0;              // kCopy, kZero
+};
+
+/// A sequence of operations built once and submitted in one call: a CUDA
+/// graph on a GPU, the list itself elsewhere.
+class DeviceGraph {
+ public:
+  virtual ~DeviceGraph() = default;
+  /// "CUDA graph of 12 nodes", "list of 12 operations".
+  virtual std::string describe() const = 0;
+};
+
 class Device {
  public:
   virtual ~Device() = default;
@@ -118,7 +144,33 @@ class Device {
   virtual Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                         void** args) = 0;
   virtual Status synchronize() = 0;
+
+  /// Builds `ops` into a graph that launch_graph() submits in one call. The
+  /// default keeps the list and replays it operation by operation, which is
+  /// what the host wants (its launches are calls; only the argument packing
+  /// is saved). An error means the device cannot: run the operations one by one.
+  virtual StatusOr<std::unique_ptr<DeviceGraph>> build_graph(std::vector<GraphOp> ops);
+  /// Submits a graph this device built, ordered with the launches.
+  virtual Status launch_graph(const DeviceGraph& graph);
+
+  /// The device time of the work `work` submits, in seconds: between two
+  /// events on the device's queue (CUDA), or the wall time of `work` where
+  /// launches are synchronous (the host). Waits for the work to finish.
+  virtual StatusOr<double> time_on_device(const std::function<Status()>& work);
 };
+
+/// CUDA's kernelParams for a GraphOp's launch: pointers into a copy of its
+/// slots, so the op itself stays unchanged.
+struct GraphOpParams {
+  explicit GraphOpParams(const GraphOp& op) : slots(op.args), pointers(slots.size()) {
+    for (size_t i = 0; i < slots.size(); ++i) pointers[i] = &slots[i];
+  }
+  std::vector<uint64_t> slots;
+  std::vector<void*> pointers;
+};
+
+/// Runs one GraphOp on `device` with its plain calls.
+Status run_graph_op(Device& device, const GraphOp& op);
 
 /// "auto" (CUDA when a working driver and device exist, else host), "host" or
 /// "cuda". `auto` says on stderr which it chose, and why not CUDA.

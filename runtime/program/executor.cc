@@ -25,6 +25,9 @@ std::string HostTensor::type_string() const { return spectral::type_string(dtype
 struct Workspace {
   std::vector<void*> storage;  // per buffer id; views hold their target's address
   std::vector<void*> owned;    // what this workspace allocated
+  int runs = 0;                // runs that used it
+  std::unique_ptr<DeviceGraph> graph;  // its steps, built on its second run
+  std::string graph_refused;           // why the device could not build them
 };
 
 struct Executable::State {
@@ -35,6 +38,7 @@ struct Executable::State {
   std::mutex mutex;              // guards idle and workspaces
   std::vector<Workspace*> idle;  // workspaces no run holds
   std::vector<std::unique_ptr<Workspace>> workspaces;
+  std::atomic<bool> graphs{true};
 
   ~State() {
     for (const std::unique_ptr<Workspace>& workspace : workspaces)
@@ -126,6 +130,8 @@ Executable::~Executable() = default;
 
 const Program& Executable::program() const { return state_->program; }
 
+void Executable::use_graphs(bool enabled) { state_->graphs = enabled; }
+
 StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& device,
                                                        LoadStats* stats, int threads) {
   const auto start = std::chrono::steady_clock::now();
@@ -177,35 +183,96 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
 
 namespace {
 
-/// The kernelParams of one launch: values live in `slots`, args point at them.
-struct LaunchArgs {
-  std::vector<uint64_t> slots;
-  std::vector<void*> pointers;
-};
-
-void build_args(const Step& step, const std::vector<void*>& storage, LaunchArgs* args) {
-  args->slots.assign(step.args.size(), 0);
-  args->pointers.assign(step.args.size(), nullptr);
-  for (size_t i = 0; i < step.args.size(); ++i) {
-    const StepArg& arg = step.args[i];
-    void* slot = &args->slots[i];
-    switch (arg.kind) {
-      case StepArg::Kind::kBuffer: std::memcpy(slot, &storage[arg.buffer], sizeof(void*)); break;
-      case StepArg::Kind::kInt32: {
-        int32_t value = int32_t(arg.integer);
-        std::memcpy(slot, &value, sizeof value);
-        break;
+/// The device operations of `step` on `storage`: the zeroing of its error
+/// word, then its launch; or its copy or fill.
+void append_ops(const Program& p, const Step& step, const std::vector<void*>& storage,
+                const std::vector<std::shared_ptr<Kernel>>& kernels, std::vector<GraphOp>* ops) {
+  GraphOp op;
+  switch (step.kind) {
+    case Step::Kind::kLaunch:
+      if (step.error_word >= 0) {
+        GraphOp zero;
+        zero.kind = GraphOp::Kind::kZero;
+        zero.target = storage[step.error_word];
+        zero.bytes = 8;
+        ops->push_back(zero);
       }
-      case StepArg::Kind::kInt64: std::memcpy(slot, &arg.integer, sizeof arg.integer); break;
-      case StepArg::Kind::kFloat64: std::memcpy(slot, &arg.real, sizeof arg.real); break;
-    }
-    args->pointers[i] = slot;
+      op.kernel = kernels[step.kernel].get();
+      op.grid = step.grid;
+      op.block = step.block;
+      op.shared_bytes = step.shared_bytes;
+      op.args.assign(step.args.size(), 0);
+      for (size_t i = 0; i < step.args.size(); ++i) {
+        const StepArg& arg = step.args[i];
+        void* slot = &op.args[i];
+        switch (arg.kind) {
+          case StepArg::Kind::kBuffer: std::memcpy(slot, &storage[arg.buffer], sizeof(void*)); break;
+          case StepArg::Kind::kInt32: {
+            int32_t value = int32_t(arg.integer);
+            std::memcpy(slot, &value, sizeof value);
+            break;
+          }
+          case StepArg::Kind::kInt64: std::memcpy(slot, &arg.integer, sizeof arg.integer); break;
+          case StepArg::Kind::kFloat64: std::memcpy(slot, &arg.real, sizeof arg.real); break;
+        }
+      }
+      break;
+    case Step::Kind::kCopy:
+      op.kind = GraphOp::Kind::kCopy;
+      op.target = storage[step.target];
+      op.source = storage[step.source];
+      op.bytes = size_t(p.buffers[step.source].bytes());
+      break;
+    case Step::Kind::kZero:
+      op.kind = GraphOp::Kind::kZero;
+      op.target = storage[step.target];
+      op.bytes = size_t(p.buffers[step.target].bytes());
+      break;
   }
+  ops->push_back(std::move(op));
+}
+
+/// Submits the steps of `p` on `workspace`: as its graph from its second run
+/// on (built then, unless graphs are off or the device refuses), else one by
+/// one, an error naming the step's op. `how` says which.
+Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how) {
+  const Program& p = s.program;
+  const bool graphs = s.graphs;
+  if (graphs && !workspace.graph && workspace.graph_refused.empty() && workspace.runs > 0) {
+    std::vector<GraphOp> ops;
+    for (const Step& step : p.steps) append_ops(p, step, workspace.storage, s.kernels, &ops);
+    StatusOr<std::unique_ptr<DeviceGraph>> built = s.device->build_graph(std::move(ops));
+    if (built)
+      workspace.graph = std::move(*built);
+    else
+      workspace.graph_refused = built.status().message();
+  }
+  workspace.runs++;
+  if (graphs && workspace.graph) {
+    how->replayed = true;
+    how->steps = "as one " + workspace.graph->describe();
+    return s.device->launch_graph(*workspace.graph);
+  }
+  how->replayed = false;
+  how->steps = !graphs                               ? "one by one (graphs off)"
+               : !workspace.graph_refused.empty() ? "one by one (the device refused the graph: " +
+                                                          workspace.graph_refused + ")"
+                                                    : "one by one (the first run of its workspace)";
+  std::vector<GraphOp> ops;
+  for (const Step& step : p.steps) {
+    ops.clear();
+    append_ops(p, step, workspace.storage, s.kernels, &ops);
+    for (const GraphOp& op : ops)
+      if (Status status = run_graph_op(*s.device, op); !status)
+        return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
+  }
+  return Status::ok();
 }
 
 }  // namespace
 
-Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs) {
+Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
+                       RunStats* stats) {
   const Program& p = state_->program;
   std::vector<Tensor> in, out;
   for (const HostTensor& input : inputs) {
@@ -222,7 +289,7 @@ Status Executable::run(const std::vector<HostTensor>& inputs, std::vector<HostTe
     results.push_back({buffer.dtype, buffer.shape, std::vector<uint8_t>(size_t(buffer.bytes()))});
     out.push_back(Tensor::view(results.back().bytes.data(), buffer.dtype, buffer.shape));
   }
-  if (Status status = run(in, out); !status) return status;
+  if (Status status = run(in, out, stats); !status) return status;
   *outputs = std::move(results);
   return Status::ok();
 }
@@ -266,7 +333,8 @@ class WorkspaceLease {
 
 }  // namespace
 
-Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+                       RunStats* stats) {
   State& s = *state_;
   const Program& p = s.program;
   if (Status status = check_types(p, p.inputs, inputs, "takes", "argument"); !status) return status;
@@ -281,27 +349,14 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
         !status)
       return status;
 
-  LaunchArgs args;
-  for (const Step& step : p.steps) {
-    Status status;
-    switch (step.kind) {
-      case Step::Kind::kLaunch: {
-        if (step.error_word >= 0)
-          if (Status zero = s.device->fill_zero(storage[step.error_word], 8); !zero) return zero;
-        build_args(step, storage, &args);
-        status = s.device->launch(*s.kernels[step.kernel], step.grid, step.block,
-                                  step.shared_bytes, args.pointers.data());
-        break;
-      }
-      case Step::Kind::kCopy:
-        status = s.device->copy_on_device(storage[step.target], storage[step.source],
-                                          size_t(p.buffers[step.source].bytes()));
-        break;
-      case Step::Kind::kZero:
-        status = s.device->fill_zero(storage[step.target], size_t(p.buffers[step.target].bytes()));
-        break;
-    }
-    if (!status) return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
+  RunStats how;
+  if (stats) {
+    StatusOr<double> seconds =
+        s.device->time_on_device([&] { return issue_steps(s, **workspace, &how); });
+    if (!seconds) return seconds.status();
+    how.device_seconds = *seconds;
+  } else if (Status status = issue_steps(s, **workspace, &how); !status) {
+    return status;
   }
 
   // Error words are read once the steps are queued, so a GPU stream never
@@ -323,7 +378,9 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
                                                outputs[i].bytes());
         !status)
       return status;
-  return s.device->synchronize();
+  if (Status status = s.device->synchronize(); !status) return status;
+  if (stats) *stats = std::move(how);
+  return Status::ok();
 }
 
 }  // namespace spectral

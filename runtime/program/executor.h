@@ -9,6 +9,10 @@
 // call takes a workspace (the storage of the inputs, outputs and temporaries)
 // no other call holds, allocating one when all are busy; workspaces are kept
 // for later runs and freed with the Executable.
+//
+// From a workspace's second run on, its steps are built once into a device
+// graph (a CUDA graph: one submission instead of a launch per step) and
+// replayed; where the device refuses, they run one by one as before.
 #pragma once
 
 #include "runtime/device/device.h"
@@ -16,6 +20,7 @@
 #include "runtime/status.h"
 #include "spectral/tensor.h"
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -46,6 +51,17 @@ struct LoadStats {
   double seconds = 0;        // wall time of load(), compiling included
 };
 
+/// How one run went.
+struct RunStats {
+  /// The steps' time on the device, the copies in and out left out: between
+  /// CUDA events on a GPU, the wall time of the steps on the host.
+  double device_seconds = 0;
+  bool replayed = false;  // the steps ran as one graph
+  /// "as one CUDA graph of 12 nodes", or "one by one" and why: "(graphs off)",
+  /// "(the first run of its workspace)", "(the device refused the graph: ...)".
+  std::string steps;
+};
+
 class Executable {
  public:
   /// Compiles and loads `program` for `device`, which must outlive the
@@ -58,11 +74,19 @@ class Executable {
 
   /// One input per Program::inputs, matching dtype and shape exactly (the
   /// error names the argument); fills `outputs` (one per Program::outputs).
-  Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs);
+  /// `stats`, when given, gets a successful run's figures (measuring the device time
+  /// waits for the steps before the outputs are copied out).
+  Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,
+             RunStats* stats = nullptr);
   /// The same with the caller's arrays: `outputs` must match Program::outputs'
   /// dtypes and shapes and are written in place (an input's memory may be an
   /// output's: inputs are copied in before any output is written).
-  Status run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
+  Status run(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
+             RunStats* stats = nullptr);
+
+  /// Whether runs may replay their steps as a device graph (default true);
+  /// off, every run launches step by step. Safe while other threads run.
+  void use_graphs(bool enabled);
 
   const Program& program() const;
 

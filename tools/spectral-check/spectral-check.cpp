@@ -4,7 +4,7 @@
 // results are known.
 //
 //   spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=X]
-//                  [--runs=20] [--from-source] [--json=FILE]
+//                  [--runs=20] [--from-source] [--no-graphs] [--json=FILE]
 //
 // A case directory holds graph.spx, arg0.npy, arg1.npy, ... (its arguments
 // in order) and result0.npy, ... (the expected results; spectral-run
@@ -14,7 +14,9 @@
 // error relative to the largest reference magnitude (within --tolerance:
 // by default 1e-4 for 32-bit results, 1e-10 for 64-bit ones, as spectral-run
 // --validate), and the time of a run (min and median over --runs, inputs
-// copied in and results out included); the last timed run's results are
+// copied in and results out included), and the steps' time on the device
+// alone with how they ran (from the second run on, as one CUDA graph, unless
+// --no-graphs or the device refuses); the last timed run's results are
 // checked too.
 // --from-source leaves the artifact's CUBIN/PTX aside: every kernel comes from
 // the kernel cache or is compiled from its source (NVRTC's compile times).
@@ -48,7 +50,7 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kUsage =
     "usage: spectral-check CASE_DIR... [--device=auto|cuda|host] [--tolerance=X]\n"
-    "                      [--runs=20] [--from-source] [--json=FILE]\n"
+    "                      [--runs=20] [--from-source] [--no-graphs] [--json=FILE]\n"
     "A case directory holds graph.spx, argN.npy (its arguments) and resultN.npy (the\n"
     "expected results): spectral-run --device=reference --save-npy=DIR writes them.\n";
 
@@ -58,6 +60,7 @@ struct Options {
   double tolerance = -1;  // below 0: by the result's precision
   int runs = 20;
   bool from_source = false;
+  bool graphs = true;
   std::string json;
 };
 
@@ -72,6 +75,9 @@ struct CaseReport {
   spectral::LoadStats load;
   std::vector<ResultCheck> results;
   double run_min_ms = 0, run_median_ms = 0;
+  double device_min_ms = 0, device_median_ms = 0;  // the steps alone
+  std::string steps;  // how the last timed run's steps ran
+  size_t step_count = 0;
   bool pass = false;
 };
 
@@ -196,6 +202,8 @@ CaseReport check_case(const std::string& dir, spectral::Device& device, const Op
   spectral::StatusOr<std::unique_ptr<spectral::Executable>> executable =
       spectral::Executable::load(std::move(artifact->program), device, &report.load);
   if (!executable) return failed(executable.status().message());
+  (*executable)->use_graphs(options.graphs);
+  report.step_count = (*executable)->program().steps.size();
   std::vector<HostTensor> outputs;
   if (spectral::Status status = (*executable)->run(arguments, &outputs); !status)
     return failed(status.message());
@@ -207,14 +215,17 @@ CaseReport check_case(const std::string& dir, spectral::Device& device, const Op
     report.results.push_back(compare(outputs[i], expected[i], options.tolerance));
     report.pass = report.pass && report.results.back().pass;
   }
-  std::vector<double> times;
+  std::vector<double> times, device_times;
   for (int r = 0; r < options.runs; ++r) {
     auto start = Clock::now();
-    if (spectral::Status status = (*executable)->run(arguments, &outputs); !status) {
+    spectral::RunStats stats;
+    if (spectral::Status status = (*executable)->run(arguments, &outputs, &stats); !status) {
       report.pass = false;
       return failed("run " + std::to_string(r + 2) + ": " + status.message());
     }
     times.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    device_times.push_back(stats.device_seconds * 1e3);
+    report.steps = stats.steps;
   }
   if (!times.empty()) {
     // The last run's results too: a race shows as a run that differs.
@@ -228,8 +239,11 @@ CaseReport check_case(const std::string& dir, spectral::Device& device, const Op
       }
     }
     std::sort(times.begin(), times.end());
+    std::sort(device_times.begin(), device_times.end());
     report.run_min_ms = times.front();
     report.run_median_ms = times[times.size() / 2];
+    report.device_min_ms = device_times.front();
+    report.device_median_ms = device_times[device_times.size() / 2];
   }
   return report;
 }
@@ -246,7 +260,8 @@ std::string to_json(const std::string& device, const Options& options,
       << (options.tolerance < 0 ? "\"by precision: 1e-4 for 32-bit results, 1e-10 for 64-bit\""
                                 : json_number(options.tolerance))
       << ", \"runs\": " << options.runs
-      << ", \"from_source\": " << (options.from_source ? "true" : "false") << ", \"cases\": [";
+      << ", \"from_source\": " << (options.from_source ? "true" : "false")
+      << ", \"graphs\": " << (options.graphs ? "true" : "false") << ", \"cases\": [";
   for (size_t c = 0; c < reports.size(); ++c) {
     const CaseReport& r = reports[c];
     out << (c ? ", " : "") << "{\"name\": " << spectral::json_string(r.name)
@@ -259,6 +274,11 @@ std::string to_json(const std::string& device, const Options& options,
         << (options.runs > 0 && r.error.empty() ? json_number(r.run_min_ms) : "null")
         << ", \"run_median_ms\": "
         << (options.runs > 0 && r.error.empty() ? json_number(r.run_median_ms) : "null")
+        << ", \"device_min_ms\": "
+        << (options.runs > 0 && r.error.empty() ? json_number(r.device_min_ms) : "null")
+        << ", \"device_median_ms\": "
+        << (options.runs > 0 && r.error.empty() ? json_number(r.device_median_ms) : "null")
+        << ", \"steps\": " << spectral::json_string(r.steps)
         << ", \"results\": [";
     for (size_t i = 0; i < r.results.size(); ++i)
       out << (i ? ", " : "") << "{\"max_abs_error\": " << json_number(r.results[i].max_abs)
@@ -300,6 +320,8 @@ bool parse(int argc, char** argv, Options* options) {
       options->runs = int(runs);
     } else if (arg == "--from-source") {
       options->from_source = true;
+    } else if (arg == "--no-graphs") {
+      options->graphs = false;
     } else if (const char* v = value("--json=")) {
       options->json = v;
     } else if (arg.rfind("-", 0) == 0) {
@@ -329,10 +351,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string device_name = (*device)->name();
-  std::printf("spectral-check on %s (tolerance %s, %d timed runs)\n", device_name.c_str(),
+  std::printf("spectral-check on %s (tolerance %s, %d timed runs, graphs %s)\n",
+              device_name.c_str(),
               options.tolerance < 0 ? "1e-4 for 32-bit results, 1e-10 for 64-bit"
                                     : number(options.tolerance).c_str(),
-              options.runs);
+              options.runs, options.graphs ? "on" : "off");
   std::vector<CaseReport> reports;
   int failures = 0;
   for (const std::string& dir : options.cases) {
@@ -349,7 +372,10 @@ int main(int argc, char** argv) {
                 (unsigned long long)(r.load.memory_hits + r.load.disk_hits),
                 (unsigned long long)r.load.compiles, r.load.seconds * 1e3);
     if (options.runs > 0)
-      std::printf("; run min %.3f ms, median %.3f ms", r.run_min_ms, r.run_median_ms);
+      std::printf("; run min %.3f ms, median %.3f ms; on the device min %.3f ms, median %.3f ms,"
+                  " %s",
+                  r.run_min_ms, r.run_median_ms, r.device_min_ms, r.device_median_ms,
+                  r.steps.c_str());
     std::printf("\n");
     for (size_t i = 0; i < r.results.size(); ++i) {
       const ResultCheck& c = r.results[i];
@@ -358,8 +384,20 @@ int main(int argc, char** argv) {
       std::printf(", max abs error %.3g, relative %.3g\n", c.max_abs, c.relative);
     }
   }
-  std::printf("%zu cases: %zu passed, %d failed\n", reports.size(), reports.size() - failures,
+  std::printf("%zu cases: %zu passed, %d failed", reports.size(), reports.size() - failures,
               failures);
+  if (options.runs > 0) {
+    double run = 0, on_device = 0;
+    size_t steps = 0;
+    for (const CaseReport& r : reports) {
+      run += r.run_median_ms;
+      on_device += r.device_median_ms;
+      steps += r.step_count;
+    }
+    std::printf("; medians summed (%zu steps): run %.3f ms, on the device %.3f ms", steps, run,
+                on_device);
+  }
+  std::printf("\n");
   if (!options.json.empty()) {
     std::ofstream out(options.json);
     out << to_json(device_name, options, reports);

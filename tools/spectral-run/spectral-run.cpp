@@ -82,7 +82,12 @@ llvm::cl::opt<double> validateTolerance(
 llvm::cl::opt<unsigned> benchmark(
     "benchmark", llvm::cl::init(0), llvm::cl::cat(category),
     llvm::cl::desc("run N times; print compile time (kernels from the memory cache, disk "
-                   "cache or compiled), min and median run time, bytes moved per run"));
+                   "cache or compiled), min and median run time, the steps' time on the "
+                   "device, bytes moved per run"));
+llvm::cl::opt<bool> noGraphs(
+    "no-graphs", llvm::cl::cat(category),
+    llvm::cl::desc("launch every step by itself on every run (by default runs after the "
+                   "first replay the steps as one CUDA graph)"));
 llvm::cl::opt<bool> noFuse(
     "no-fuse", llvm::cl::cat(category),
     llvm::cl::desc("compile every op as a kernel of its own (skip spectral-fuse)"));
@@ -338,6 +343,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
       ::spectral::Executable::load(std::move(*compiled), **device, &stats);
   if (!executable)
     return fail(executable.status().message());
+  (*executable)->use_graphs(!noGraphs);
   // A GPU that could not use the GPU code an artifact carries says why.
   if ((*device)->name().rfind("cuda:", 0) == 0) {
     const std::vector<::spectral::KernelDesc> &kernels = (*executable)->program().kernels;
@@ -357,14 +363,17 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
         codegenMs + stats.seconds * 1e3, codegenMs, stats.seconds * 1e3, stats.kernels,
         stats.kernels == 1 ? "" : "s", stats.prebuilt, (unsigned long long)stats.memory_hits,
         (unsigned long long)stats.disk_hits, (unsigned long long)stats.compiles);
-    std::vector<double> times;
+    std::vector<double> times, deviceTimes;
+    ::spectral::RunStats runStats;
     for (unsigned r = 0; r < benchmark; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      if (::spectral::Status status = (*executable)->run(inputs, &outputs); !status)
+      if (::spectral::Status status = (*executable)->run(inputs, &outputs, &runStats); !status)
         return fail(status.message());
       times.push_back(milliseconds(std::chrono::steady_clock::now() - t0));
+      deviceTimes.push_back(runStats.device_seconds * 1e3);
     }
     std::sort(times.begin(), times.end());
+    std::sort(deviceTimes.begin(), deviceTimes.end());
     double bytes = double((*executable)->program().bytes_moved());
     llvm::errs() << llvm::format(
         "run on %s: min %.3f ms, median %.3f ms over %u runs; %.0f bytes moved per run "
@@ -372,6 +381,12 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
         "results out)\n",
         (*device)->name().c_str(), times.front(), times[times.size() / 2], unsigned(benchmark),
         bytes, bytes / (times.front() * 1e6));
+    llvm::errs() << llvm::format(
+        "steps on the device: min %.3f ms, median %.3f ms (%.2f GB/s at the min), %zu step%s "
+        "run %s\n",
+        deviceTimes.front(), deviceTimes[deviceTimes.size() / 2],
+        bytes / (deviceTimes.front() * 1e6), (*executable)->program().steps.size(),
+        (*executable)->program().steps.size() == 1 ? "" : "s", runStats.steps.c_str());
   }
 
   if (validate) {

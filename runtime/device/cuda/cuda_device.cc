@@ -247,20 +247,28 @@ Status CudaDevice::copy_to_host(void* host_dst, const void* device_src, size_t b
 }
 
 Status CudaDevice::copy_on_device(void* device_dst, const void* device_src, size_t bytes) {
+  return copy_on(context_->stream, device_dst, device_src, bytes);
+}
+
+Status CudaDevice::copy_on(CUstream stream, void* device_dst, const void* device_src,
+                           size_t bytes) {
   if (bytes == 0) return Status::ok();
   ScopedContext current(*context_);
   CUresult result = context_->driver.cuMemcpyDtoDAsync_v2(
-      device_pointer(device_dst), device_pointer(device_src), bytes, context_->stream);
+      device_pointer(device_dst), device_pointer(device_src), bytes, stream);
   if (!result) return Status::ok();
   return driver_error(context_->driver, result,
                       "cuMemcpyDtoDAsync_v2 of " + std::to_string(bytes) + " bytes on " + name_);
 }
 
 Status CudaDevice::fill_zero(void* device_dst, size_t bytes) {
+  return zero_on(context_->stream, device_dst, bytes);
+}
+
+Status CudaDevice::zero_on(CUstream stream, void* device_dst, size_t bytes) {
   if (bytes == 0) return Status::ok();
   ScopedContext current(*context_);
-  CUresult result =
-      context_->driver.cuMemsetD8Async(device_pointer(device_dst), 0, bytes, context_->stream);
+  CUresult result = context_->driver.cuMemsetD8Async(device_pointer(device_dst), 0, bytes, stream);
   if (!result) return Status::ok();
   return driver_error(context_->driver, result,
                       "cuMemsetD8Async of " + std::to_string(bytes) + " bytes on " + name_);
@@ -374,6 +382,11 @@ StatusOr<std::shared_ptr<Kernel>> CudaDevice::load_prebuilt(
 
 Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
                           size_t dynamic_shared_bytes, void** args) {
+  return launch_on(context_->stream, kernel, grid, block, dynamic_shared_bytes, args);
+}
+
+Status CudaDevice::launch_on(CUstream stream, const Kernel& kernel, Dim3 grid, Dim3 block,
+                             size_t dynamic_shared_bytes, void** args) {
   const auto* cuda_kernel = dynamic_cast<const CudaKernel*>(&kernel);
   if (!cuda_kernel) {
     return Status::error("kernel '" + kernel.entry() + "' was not loaded by a CUDA device");
@@ -401,7 +414,7 @@ Status CudaDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   }
   CUresult result = driver.cuLaunchKernel(cuda_kernel->function(), grid.x, grid.y, grid.z,
                                           block.x, block.y, block.z,
-                                          unsigned(dynamic_shared_bytes), context_->stream, args,
+                                          unsigned(dynamic_shared_bytes), stream, args,
                                           nullptr);
   if (result) return driver_error(driver, result, "cuLaunchKernel" + what);
   std::lock_guard<std::mutex> lock(mutex_);
@@ -417,6 +430,137 @@ Status CudaDevice::synchronize() {
   return driver_error(context_->driver, result,
                       "cuStreamSynchronize on " + name_ + " (last kernel launched: '" +
                           last_launched_ + "')");
+}
+
+namespace {
+
+/// A captured and instantiated CUDA graph.
+class CudaGraph final : public DeviceGraph {
+ public:
+  CudaGraph(std::shared_ptr<CudaDevice::Context> context, CUgraph graph, CUgraphExec executable,
+            size_t nodes)
+      : context(std::move(context)), graph(graph), executable(executable), nodes(nodes) {}
+  ~CudaGraph() override {
+    // A launch still in flight is freed by the driver once it completes.
+    (void)context->driver.cuGraphExecDestroy(executable);
+    (void)context->driver.cuGraphDestroy(graph);
+  }
+  std::string describe() const override {
+    return "CUDA graph of " + std::to_string(nodes) + (nodes == 1 ? " node" : " nodes");
+  }
+  std::shared_ptr<CudaDevice::Context> context;
+  CUgraph graph;
+  CUgraphExec executable;
+  size_t nodes;
+};
+
+/// A stream or an event, destroyed with its scope.
+struct ScopedStream {
+  ScopedStream(const CudaDriver& driver, unsigned int flags) : driver(driver) {
+    result = driver.cuStreamCreate(&stream, flags);
+  }
+  ~ScopedStream() {
+    if (stream) (void)driver.cuStreamDestroy_v2(stream);
+  }
+  const CudaDriver& driver;
+  CUstream stream = nullptr;
+  CUresult result;
+};
+
+struct ScopedEvent {
+  explicit ScopedEvent(const CudaDriver& driver) : driver(driver) {
+    result = driver.cuEventCreate(&event, CU_EVENT_DEFAULT);
+  }
+  ~ScopedEvent() {
+    if (event) (void)driver.cuEventDestroy_v2(event);
+  }
+  const CudaDriver& driver;
+  CUevent event = nullptr;
+  CUresult result;
+};
+
+}  // namespace
+
+Status CudaDevice::issue_on(CUstream stream, const GraphOp& op) {
+  switch (op.kind) {
+    case GraphOp::Kind::kLaunch: {
+      if (!op.kernel) return Status::error("a graph launch without a kernel");
+      GraphOpParams params(op);
+      return launch_on(stream, *op.kernel, op.grid, op.block, op.shared_bytes,
+                       params.pointers.data());
+    }
+    case GraphOp::Kind::kCopy: return copy_on(stream, op.target, op.source, op.bytes);
+    case GraphOp::Kind::kZero: return zero_on(stream, op.target, op.bytes);
+  }
+  return Status::error("a graph operation of unknown kind");
+}
+
+StatusOr<std::unique_ptr<DeviceGraph>> CudaDevice::build_graph(std::vector<GraphOp> ops) {
+  const CudaDriver& driver = context_->driver;
+  ScopedContext current(*context_);
+  // Non-blocking: a synchronous copy of another thread on the legacy stream
+  // neither waits for nor invalidates the capture.
+  ScopedStream capture(driver, CU_STREAM_NON_BLOCKING);
+  if (capture.result) return driver_error(driver, capture.result, "cuStreamCreate for a graph on " + name_);
+  if (CUresult result =
+          driver.cuStreamBeginCapture_v2(capture.stream, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL))
+    return driver_error(driver, result, "cuStreamBeginCapture on " + name_);
+  Status issued;
+  for (const GraphOp& op : ops)
+    if (!(issued = issue_on(capture.stream, op))) break;
+  CUgraph graph = nullptr;
+  CUresult ended = driver.cuStreamEndCapture(capture.stream, &graph);
+  if (!issued || ended) {
+    if (graph) (void)driver.cuGraphDestroy(graph);
+    if (!issued) return Status::error("capturing a graph on " + name_ + ": " + issued.message());
+    return driver_error(driver, ended, "cuStreamEndCapture on " + name_);
+  }
+  size_t nodes = 0;
+  (void)driver.cuGraphGetNodes(graph, nullptr, &nodes);
+  CUgraphExec executable = nullptr;
+  if (CUresult result = driver.cuGraphInstantiateWithFlags(&executable, graph, 0)) {
+    (void)driver.cuGraphDestroy(graph);
+    return driver_error(driver, result, "cuGraphInstantiate of " + std::to_string(nodes) +
+                                            " nodes on " + name_);
+  }
+  return std::unique_ptr<DeviceGraph>(
+      std::make_unique<CudaGraph>(context_, graph, executable, nodes));
+}
+
+Status CudaDevice::launch_graph(const DeviceGraph& graph) {
+  const auto* cuda_graph = dynamic_cast<const CudaGraph*>(&graph);
+  if (!cuda_graph || cuda_graph->context != context_)
+    return Status::error("a graph built by another device launched on " + name_);
+  ScopedContext current(*context_);
+  if (CUresult result = context_->driver.cuGraphLaunch(cuda_graph->executable, context_->stream))
+    return driver_error(context_->driver, result,
+                        "cuGraphLaunch of a " + graph.describe() + " on " + name_);
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_launched_ = "a " + graph.describe();
+  return Status::ok();
+}
+
+StatusOr<double> CudaDevice::time_on_device(const std::function<Status()>& work) {
+  const CudaDriver& driver = context_->driver;
+  ScopedContext current(*context_);
+  ScopedEvent start(driver), end(driver);
+  if (start.result || end.result)
+    return driver_error(driver, start.result ? start.result : end.result,
+                        "cuEventCreate on " + name_);
+  if (CUresult result = driver.cuEventRecord(start.event, context_->stream))
+    return driver_error(driver, result, "cuEventRecord on " + name_);
+  if (Status status = work(); !status) return status;
+  if (CUresult result = driver.cuEventRecord(end.event, context_->stream))
+    return driver_error(driver, result, "cuEventRecord on " + name_);
+  if (CUresult result = driver.cuEventSynchronize(end.event)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return driver_error(driver, result, "cuEventSynchronize on " + name_ +
+                                            " (last launched: '" + last_launched_ + "')");
+  }
+  float milliseconds = 0;
+  if (CUresult result = driver.cuEventElapsedTime(&milliseconds, start.event, end.event))
+    return driver_error(driver, result, "cuEventElapsedTime on " + name_);
+  return milliseconds * 1e-3;
 }
 
 }  // namespace spectral

@@ -10,8 +10,9 @@
 //                                 unset: only the device's own memory limits.
 #pragma once
 
-#include "runtime/device/cuda/nvrtc_compiler.h"
 #include "runtime/device/cuda/cubin_image.h"
+#include "runtime/device/cuda/cuda_driver.h"
+#include "runtime/device/cuda/nvrtc_compiler.h"
 #include "runtime/device/device.h"
 #include "runtime/status.h"
 
@@ -86,6 +87,13 @@ class CudaDevice final : public Device {
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                 void** args) override;
   Status synchronize() override;
+  /// Captures `ops` (stream capture on a stream of its own, so launches of
+  /// other threads are not taken in) into a CUDA graph and instantiates it;
+  /// launch_graph() submits it on the device's stream.
+  StatusOr<std::unique_ptr<DeviceGraph>> build_graph(std::vector<GraphOp> ops) override;
+  Status launch_graph(const DeviceGraph& graph) override;
+  /// Between two CUDA events recorded on the device's stream around `work`.
+  StatusOr<double> time_on_device(const std::function<Status()>& work) override;
 
   struct Context;  // the driver, context and stream; shared with loaded kernels
 
@@ -99,6 +107,13 @@ class CudaDevice final : public Device {
   /// ends its origin().
   StatusOr<std::shared_ptr<Kernel>> compile_and_load(const KernelSource& source,
                                                      const std::string& why);
+  /// launch(), copy_on_device() and fill_zero() on `stream`.
+  Status launch_on(CUstream stream, const Kernel& kernel, Dim3 grid, Dim3 block,
+                   size_t dynamic_shared_bytes, void** args);
+  Status copy_on(CUstream stream, void* device_dst, const void* device_src, size_t bytes);
+  Status zero_on(CUstream stream, void* device_dst, size_t bytes);
+  /// Issues `op` on `stream`.
+  Status issue_on(CUstream stream, const GraphOp& op);
 
   CudaDevice(std::shared_ptr<Context> context, NvrtcCompiler compiler)
       : context_(std::move(context)), compiler_(std::move(compiler)) {}

@@ -20,12 +20,19 @@ using CUcontext = struct CudaContextOpaque*;
 using CUmodule = struct CudaModuleOpaque*;
 using CUfunction = struct CudaFunctionOpaque*;
 using CUstream = struct CudaStreamOpaque*;
+using CUgraph = struct CudaGraphOpaque*;
+using CUgraphNode = struct CudaGraphNodeOpaque*;
+using CUgraphExec = struct CudaGraphExecOpaque*;
+using CUevent = struct CudaEventOpaque*;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
 constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+constexpr unsigned int CU_STREAM_NON_BLOCKING = 1;
+constexpr int CU_STREAM_CAPTURE_MODE_THREAD_LOCAL = 1;
+constexpr unsigned int CU_EVENT_DEFAULT = 0;
 
 /// One function pointer per entry of cuda_symbols.def.
 struct CudaDriver {

@@ -16,7 +16,20 @@
 // PASS-NEXT: result #0: PASS, max abs error
 // PASS: 1 cases: 1 passed, 0 failed
 // RUN: FileCheck %s --check-prefix=JSON < %t/conv.json
-// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": "by precision: 1e-4 for 32-bit results, 1e-10 for 64-bit", "runs": 3, "from_source": false, "cases": [{"name": "conv", "pass": true, "kernels": 1,
+// JSON: {"device": "host ({{[0-9]+}} threads)", "tolerance": "by precision: 1e-4 for 32-bit results, 1e-10 for 64-bit", "runs": 3, "from_source": false, "graphs": true, "cases": [{"name": "conv", "pass": true, "kernels": 1,
+// JSON-SAME: "steps": "as one list of 1 operation"
+//
+// From the second run on, the steps replay as one graph (on the host, a list
+// of operations); --no-graphs launches them one by one.
+// RUN: spectral-check %t/conv --device=host --runs=2 | FileCheck %s --check-prefix=GRAPHS
+// GRAPHS: graphs on)
+// GRAPHS: conv PASS {{.*}}; run min {{.*}}; on the device min {{[0-9.]+}} ms, median {{[0-9.]+}} ms, as one list of 1 operation
+// GRAPHS: 1 cases: 1 passed, 0 failed; medians summed (1 steps): run {{[0-9.]+}} ms, on the device {{[0-9.]+}} ms
+// RUN: spectral-check %t/conv --device=host --runs=2 --no-graphs | FileCheck %s --check-prefix=NOGRAPHS
+// NOGRAPHS: graphs off)
+// NOGRAPHS: conv PASS {{.*}}, one by one (graphs off)
+// RUN: not spectral-check %t/conv --graphs=maybe 2>&1 | FileCheck %s --check-prefix=BADGRAPHS
+// BADGRAPHS: unknown option '--graphs=maybe'
 //
 // Inputs of another seed with the first seed's results: every result fails,
 // and the exit status says so.

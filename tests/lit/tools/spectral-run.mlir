@@ -92,6 +92,9 @@ func.func @out_of_range() -> tensor<1xf32> {
 // RUN: spectral-run %s --function=double --random-inputs --device=host --validate --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: compile: {{[0-9.]+}} ms (codegen {{[0-9.]+}} ms, load {{[0-9.]+}} ms); 1 kernel: 0 from the artifact's CUBIN/PTX, {{[0-9]+}} from the memory cache, {{[0-9]+}} from the disk cache, {{[0-9]+}} compiled
 // BENCH: run on host ({{[0-9]+}} threads): min {{[0-9.]+}} ms, median {{[0-9.]+}} ms over 3 runs; 192 bytes moved per run
+// BENCH-NEXT: steps on the device: min {{[0-9.]+}} ms, median {{[0-9.]+}} ms ({{[0-9.]+}} GB/s at the min), 1 step run as one list of 1 operation
+// RUN: spectral-run %s --function=double --random-inputs --device=host --benchmark=2 --no-graphs 2>&1 | FileCheck %s --check-prefix=NOGRAPHS
+// NOGRAPHS: 1 step run one by one (graphs off)
 // BENCH: validate result #0 tensor<3x4xcomplex<f32>>: max abs error 0, relative 0 (tolerance 0.0001): PASS
 
 // RUN: not spectral-run %S/Inputs/bad-syntax.mlir 2>&1 | FileCheck %s --check-prefix=SYNTAX

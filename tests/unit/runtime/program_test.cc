@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
+#include <thread>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,6 +299,114 @@ TEST(Executor, RefusesAnInvalidProgramAndAKernelThatDoesNotCompile) {
   EXPECT_NE(failed.status().message().find("compiling kernel 'double_it' for test.double"),
             std::string::npos)
       << failed.status().message();
+}
+
+// ---- graphs: a workspace's steps built once and replayed ------------------------------
+
+/// The host device, except that it refuses to build graphs.
+class NoGraphs final : public Device {
+ public:
+  std::string name() const override { return "no-graphs host"; }
+  StatusOr<void*> allocate(size_t bytes) override { return host().allocate(bytes); }
+  Status release(void* pointer) override { return host().release(pointer); }
+  Status copy_to_device(void* d, const void* h, size_t bytes) override {
+    return host().copy_to_device(d, h, bytes);
+  }
+  Status copy_to_host(void* h, const void* d, size_t bytes) override {
+    return host().copy_to_host(h, d, bytes);
+  }
+  Status copy_on_device(void* d, const void* s, size_t bytes) override {
+    return host().copy_on_device(d, s, bytes);
+  }
+  Status fill_zero(void* d, size_t bytes) override { return host().fill_zero(d, bytes); }
+  StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override {
+    return host().load(source);
+  }
+  Status launch(const Kernel& k, Dim3 g, Dim3 b, size_t shared, void** args) override {
+    return host().launch(k, g, b, shared, args);
+  }
+  Status synchronize() override { return host().synchronize(); }
+  StatusOr<std::unique_ptr<DeviceGraph>> build_graph(std::vector<GraphOp>) override {
+    return Status::error("no graphs here");
+  }
+};
+
+TEST(Executor, ReplaysAGraphFromTheSecondRunWithTheSameResults) {
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(chain_with_alias(), host());
+  StatusOr<std::unique_ptr<Executable>> plain = Executable::load(chain_with_alias(), host());
+  ASSERT_TRUE(exe.is_ok() && plain.is_ok()) << exe.status().message();
+  (*plain)->use_graphs(false);
+  for (int run = 0; run < 4; ++run) {
+    HostTensor x = floats({1.f + run, -2, 3.5f, 4.f * run});
+    std::vector<HostTensor> graphed, stepped;
+    RunStats stats, plain_stats;
+    ASSERT_TRUE((*exe)->run({x}, &graphed, &stats).is_ok());
+    ASSERT_TRUE((*plain)->run({x}, &stepped, &plain_stats).is_ok());
+    EXPECT_EQ(graphed[0].bytes, stepped[0].bytes) << "run " << run;
+    EXPECT_EQ(graphed[0].bytes,
+              floats({8.f * (1 + run), -16, 28, 32.f * run}).bytes) << "run " << run;
+    EXPECT_EQ(stats.replayed, run > 0);
+    EXPECT_EQ(stats.steps, run == 0 ? "one by one (the first run of its workspace)"
+                                    : "as one list of 3 operations");
+    EXPECT_FALSE(plain_stats.replayed);
+    EXPECT_EQ(plain_stats.steps, "one by one (graphs off)");
+    EXPECT_GT(stats.device_seconds, 0);
+  }
+}
+
+TEST(Executor, AReplayedGraphZeroesItsErrorWordEachRun) {
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(doubling(true), host());
+  ASSERT_TRUE(exe.is_ok());
+  std::vector<HostTensor> outputs;
+  RunStats stats;
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  Status bad = (*exe)->run({floats({1, 2, -3, 4})}, &outputs);  // the first replay
+  EXPECT_EQ(bad.message(), "test.double (t.mlir:1:1): negative input (at position 2)");
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs, &stats).is_ok());
+  EXPECT_TRUE(stats.replayed);
+  EXPECT_EQ(outputs[1].bytes, floats({1, 2, 3, 4}).bytes);
+}
+
+TEST(Executor, RunsOneByOneWhereTheDeviceRefusesAGraph) {
+  NoGraphs device;
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(chain_with_alias(), device);
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  for (int run = 0; run < 3; ++run) {
+    std::vector<HostTensor> outputs;
+    RunStats stats;
+    ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs, &stats).is_ok());
+    EXPECT_EQ(outputs[0].bytes, floats({8, 16, 24, 32}).bytes);
+    EXPECT_FALSE(stats.replayed);
+    if (run > 0)
+      EXPECT_EQ(stats.steps, "one by one (the device refused the graph: no graphs here)");
+  }
+}
+
+TEST(Executor, EachWorkspaceReplaysItsOwnGraph) {
+  // Runs on two threads at once take two workspaces; a graph replayed on the
+  // other's storage would mix their inputs.
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(chain_with_alias(), host());
+  ASSERT_TRUE(exe.is_ok());
+  std::vector<std::string> failures(2);
+  std::atomic<int> ready{0};
+  auto work = [&](int thread) {
+    ready++;
+    while (ready < 2) std::this_thread::yield();  // both start together, so their runs overlap
+    for (int run = 0; run < 2000 && failures[thread].empty(); ++run) {
+      const float v = float(thread * 1000 + run);
+      std::vector<HostTensor> outputs;
+      Status status = (*exe)->run({floats({v, v, v, v})}, &outputs);
+      if (!status)
+        failures[thread] = status.message();
+      else if (outputs[0].bytes != floats({8 * v, 8 * v, 8 * v, 8 * v}).bytes)
+        failures[thread] = "wrong result at run " + std::to_string(run);
+    }
+  };
+  std::thread other(work, 1);
+  work(0);
+  other.join();
+  EXPECT_EQ(failures[0], "");
+  EXPECT_EQ(failures[1], "");
 }
 
 // ---- artifacts (.spx) ------------------------------------------------------------------

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <cstring>
+#include <thread>
 #include <vector>
 
 namespace spectral {
@@ -257,6 +260,89 @@ TEST_F(CudaDeviceOnGpu, AllocationPastTheLimitIsRefused) {
   EXPECT_NE(message.find("1048576 bytes"), std::string::npos) << message;  // the limit
   EXPECT_EQ((*limited)->memory_stats().in_use_bytes, 768u << 10);
   EXPECT_TRUE((*limited)->allocate(256 << 10)) << "exactly up to the limit is allowed";
+}
+
+/// A launch of kReverse over `blocks` blocks as a graph operation.
+GraphOp reverse_op(const Kernel& kernel, void* out, const void* in, float scale, uint32_t blocks,
+                   uint32_t threads = 256) {
+  GraphOp op;
+  op.kernel = &kernel;
+  op.grid = {blocks, 1, 1};
+  op.block = {threads, 1, 1};
+  op.args.assign(3, 0);
+  std::memcpy(&op.args[0], &out, sizeof out);
+  std::memcpy(&op.args[1], &in, sizeof in);
+  std::memcpy(&op.args[2], &scale, sizeof scale);
+  return op;
+}
+
+TEST_F(CudaDeviceOnGpu, ReplaysACapturedGraphOnNewInputs) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  const size_t count = 4 * 256, bytes = count * sizeof(float);
+  StatusOr<void*> in = device->allocate(bytes), mid = device->allocate(bytes),
+                  out = device->allocate(bytes);
+  ASSERT_TRUE(in && mid && out);
+  // out = reverse(reverse(in) * 2) * 3 = 6 in, through a zeroed mid and a copy.
+  std::vector<GraphOp> ops(2);
+  ops[0].kind = GraphOp::Kind::kZero;
+  ops[0].target = *mid;
+  ops[0].bytes = bytes;
+  ops.push_back(reverse_op(**kernel, *mid, *in, 2.0f, 4));
+  ops[1].kind = GraphOp::Kind::kCopy;  // out = in, overwritten below
+  ops[1].target = *out;
+  ops[1].source = *in;
+  ops[1].bytes = bytes;
+  ops.push_back(reverse_op(**kernel, *out, *mid, 3.0f, 4));
+  StatusOr<std::unique_ptr<DeviceGraph>> graph = device->build_graph(ops);
+  ASSERT_TRUE(graph) << graph.status().message();
+  EXPECT_EQ((*graph)->describe(), "CUDA graph of 4 nodes");
+  for (int run = 0; run < 3; ++run) {
+    std::vector<float> input(count), output(count);
+    for (size_t i = 0; i < count; ++i) input[i] = float(i) * 0.25f - float(run);
+    ASSERT_TRUE(device->copy_to_device(*in, input.data(), bytes));
+    StatusOr<double> seconds =
+        device->time_on_device([&] { return device->launch_graph(**graph); });
+    ASSERT_TRUE(seconds) << seconds.status().message();
+    EXPECT_GT(*seconds, 0);
+    ASSERT_TRUE(device->copy_to_host(output.data(), *out, bytes));
+    for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[i], 6.0f * input[i]) << run << ", " << i;
+  }
+  // A launch the GPU refuses fails the capture, naming the kernel.
+  StatusOr<std::unique_ptr<DeviceGraph>> refused =
+      device->build_graph({reverse_op(**kernel, *out, *in, 1.0f, 1, 4096)});
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find("capturing a graph"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("reverse_block"), std::string::npos)
+      << refused.status().message();
+  expect_reverses(*device, **kernel);  // the device still works
+  for (void* pointer : {*in, *mid, *out}) EXPECT_TRUE(device->release(pointer));
+}
+
+TEST_F(CudaDeviceOnGpu, CaptureTakesInNoOtherThreadsWork) {
+  // Another thread launches and copies synchronously on the device's stream
+  // while graphs are captured: neither sees the other's work.
+  StatusOr<std::shared_ptr<Kernel>> kernel = device->load(kReverse);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  const size_t bytes = 256 * sizeof(float);
+  StatusOr<void*> in = device->allocate(bytes), out = device->allocate(bytes);
+  ASSERT_TRUE(in && out);
+  std::atomic<bool> done{false};
+  std::thread other([&] {
+    while (!done) expect_reverses(*device, **kernel);
+  });
+  for (int i = 0; i < 50; ++i) {
+    StatusOr<std::unique_ptr<DeviceGraph>> graph =
+        device->build_graph({reverse_op(**kernel, *out, *in, 1.0f, 1)});
+    ASSERT_TRUE(graph) << graph.status().message();
+    EXPECT_EQ((*graph)->describe(), "CUDA graph of 1 node");
+    ASSERT_TRUE(device->launch_graph(**graph));
+  }
+  done = true;
+  other.join();
+  EXPECT_TRUE(device->synchronize());
+  for (void* pointer : {*in, *out}) EXPECT_TRUE(device->release(pointer));
 }
 
 }  // namespace
