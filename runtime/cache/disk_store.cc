@@ -17,7 +17,20 @@
 #include <string_view>
 #include <utility>
 
+// xxHash (Debian's libxxhash-dev) compiled into this file: no library to load.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 namespace spectral::cache_detail {
+
+std::array<uint8_t, 16> payload_checksum(const void* data, size_t size) {
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits(data, size));
+  std::array<uint8_t, 16> checksum;
+  std::memcpy(checksum.data(), canonical.digest, checksum.size());
+  return checksum;
+}
+
 namespace {
 
 constexpr char kMagic[8] = {'S', 'P', 'X', 'K', 'C', 'A', 'C', 'H'};
@@ -127,7 +140,7 @@ std::string DiskStore::entry_path(const std::string& hash_hex) const {
   return directory_ + "/" + hash_hex + std::string(kEntrySuffix);
 }
 
-Status DiskStore::prepare() const {
+Status DiskStore::prepare(bool* writable, std::string* why_not) const {
   for (size_t slash = 1; slash <= directory_.size(); ++slash) {
     if (slash < directory_.size() && directory_[slash] != '/') continue;
     // Missing parents as mkdir -p makes them; the cache directory itself 0700.
@@ -138,7 +151,11 @@ Status DiskStore::prepare() const {
   if (Status trusted = check_trusted(); !trusted) return trusted;
   std::string probe;
   int fd = create_temp(directory_, "probe", &probe);
-  if (fd < 0) return Status::error("cannot write in " + directory_ + ": " + errno_text());
+  *writable = fd >= 0;
+  if (fd < 0) {
+    *why_not = "cannot write in " + directory_ + ": " + errno_text();
+    return Status::ok();
+  }
   ::close(fd);
   ::unlink(probe.c_str());
   return Status::ok();
@@ -215,7 +232,7 @@ EntryRead DiskStore::read(const std::string& hash_hex, const Sha256::Digest& key
   result.payload.resize(payload_size);
   if (!read_at(fd.get(), result.payload.data(), payload_size, kEntryHeaderSize))
     return fail(EntryRead::Outcome::kCorrupt, "truncated while reading");
-  const Sha256::Digest checksum = Sha256::hash(result.payload.data(), payload_size);
+  const std::array<uint8_t, 16> checksum = payload_checksum(result.payload.data(), payload_size);
   if (std::memcmp(header + 56, checksum.data(), checksum.size()) != 0)
     return fail(EntryRead::Outcome::kCorrupt, "payload checksum mismatch");
   ::futimens(fd.get(), nullptr);  // recency for eviction; best effort
@@ -231,7 +248,7 @@ Status DiskStore::write(const std::string& hash_hex, const Sha256::Digest& key_d
   put_le(header + 12, kEntryHeaderSize, 4);
   put_le(header + 16, payload.size(), 8);
   std::memcpy(header + 24, key_digest.data(), key_digest.size());
-  const Sha256::Digest checksum = Sha256::hash(payload.data(), payload.size());
+  const std::array<uint8_t, 16> checksum = payload_checksum(payload.data(), payload.size());
   std::memcpy(header + 56, checksum.data(), checksum.size());
 
   const std::string path = entry_path(hash_hex);

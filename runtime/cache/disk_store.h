@@ -4,12 +4,15 @@
 // One file per entry, named <the key's 64 hex digit SHA-256>.bin:
 //   offset  size  field (integers little-endian)
 //        0     8  magic "SPXKCACH"
-//        8     4  format version (1)
-//       12     4  header size (88)
+//        8     4  format version (2)
+//       12     4  header size (72)
 //       16     8  payload size in bytes
 //       24    32  SHA-256 of the key (catches an entry stored under another name)
-//       56    32  SHA-256 of the payload
-//       88     -  payload
+//       56    16  XXH3-128 of the payload, canonical (big-endian) form
+//       72     -  payload
+// The checksum catches damage (a torn write, a flipped bit), not tampering:
+// trust comes from the directory's and the entries' owners and modes. An
+// entry of format 1 (SHA-256 of the payload) reads as corrupt and is replaced.
 // Directories are created 0700 and entries 0600; a directory that another
 // user owns, or that its group or others may write, is refused (a planted
 // entry would run as a host kernel). Writers fill a temporary ".<hash>.<pid>-<n>-<random>.tmp" in the same
@@ -25,6 +28,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -32,8 +36,11 @@
 
 namespace spectral::cache_detail {
 
-inline constexpr size_t kEntryHeaderSize = 88;
-inline constexpr uint32_t kEntryFormatVersion = 1;
+inline constexpr size_t kEntryHeaderSize = 72;
+inline constexpr uint32_t kEntryFormatVersion = 2;
+
+/// XXH3-128 of `size` bytes at `data`, canonical (big-endian).
+std::array<uint8_t, 16> payload_checksum(const void* data, size_t size);
 
 /// What reading one entry found.
 struct EntryRead {
@@ -54,9 +61,10 @@ class DiskStore {
   const std::string& directory() const { return directory_; }
   /// "<directory>/<hash_hex>.bin"
   std::string entry_path(const std::string& hash_hex) const;
-  /// Creates the directory (mode 0700) and its parents, checks it is
-  /// trusted, then proves it writable by creating and removing a file in it.
-  Status prepare() const;
+  /// Creates the directory (mode 0700) and its parents and checks it is
+  /// trusted (an error otherwise); then tries creating and removing a file
+  /// in it: `writable` says whether that worked, `why_not` why not.
+  Status prepare(bool* writable, std::string* why_not) const;
   /// Whether the directory can be trusted with code (ssh's rule for its
   /// keys): it belongs to this user and neither its group nor others may
   /// write in it. The error says why not and how to fix it.

@@ -119,6 +119,7 @@ std::optional<std::string> home_directory() {
 struct KernelCache::State {
   Options options;
   std::optional<DiskStore> disk;  // absent: memory only
+  bool read_only = false;  // a trusted directory this user cannot write: entries read, none written
   std::atomic<bool> write_warned{false};
 
   mutable std::mutex mutex;  // guards what follows; never held while compiling or on disk I/O
@@ -148,8 +149,8 @@ struct KernelCache::State {
   /// Writes the entry, then evicts down to the cap. Failures are warnings.
   void store(const std::string& hash, const Sha256::Digest& digest,
              const std::vector<uint8_t>& payload) {
-    if (cache_detail::kEntryHeaderSize + payload.size() > options.max_disk_bytes)
-      return;  // alone over the cap: kept in memory only
+    if (read_only || cache_detail::kEntryHeaderSize + payload.size() > options.max_disk_bytes)
+      return;  // kept in memory only
     Status written = disk->write(hash, digest, payload);
     if (!written) {
       if (!write_warned.exchange(true))
@@ -168,8 +169,16 @@ KernelCache::KernelCache(Options options) : state_(std::make_unique<State>()) {
   const Options& o = state_->options;
   if (o.mode == CacheMode::kOff || o.directory.empty()) return;
   DiskStore disk(o.directory, o.max_disk_bytes);
-  // Require mode only reads the directory, but only a trusted one.
-  Status ready = o.mode == CacheMode::kOn ? disk.prepare() : disk.check_trusted();
+  // Require mode only reads the directory, but only a trusted one. A
+  // read-only one (an image shipped with its kernels) still serves its entries.
+  bool writable = true;
+  std::string why_not;
+  Status ready = o.mode == CacheMode::kOn ? disk.prepare(&writable, &why_not)
+                                          : disk.check_trusted();
+  if (ready && !writable) {
+    warn(why_not + "; its entries are read, new kernels stay in memory only");
+    state_->read_only = true;
+  }
   if (!ready) {
     warn(ready.message() + (o.mode == CacheMode::kOn ? "; caching in memory only"
                                                      : "; no kernel is read from it"));

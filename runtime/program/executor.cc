@@ -37,6 +37,7 @@ struct Executable::State {
   std::vector<void*> constants;  // per buffer id: a constant's storage, else null
   std::mutex mutex;              // guards idle and workspaces
   std::vector<Workspace*> idle;  // workspaces no run holds
+  // After `kernels`, so destroyed first: a workspace's graph launches them.
   std::vector<std::unique_ptr<Workspace>> workspaces;
   std::atomic<bool> graphs{true};
 
@@ -232,13 +233,11 @@ void append_ops(const Program& p, const Step& step, const std::vector<void*>& st
   ops->push_back(std::move(op));
 }
 
-/// Submits the steps of `p` on `workspace`: as its graph from its second run
-/// on (built then, unless graphs are off or the device refuses), else one by
-/// one, an error naming the step's op. `how` says which.
-Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how) {
+/// Builds `workspace`'s graph on its second run (unless graphs are off, the
+/// device refused before, or it has one), outside any device timing.
+void prepare_graph(Executable::State& s, Workspace& workspace) {
   const Program& p = s.program;
-  const bool graphs = s.graphs;
-  if (graphs && !workspace.graph && workspace.graph_refused.empty() && workspace.runs > 0) {
+  if (s.graphs && !workspace.graph && workspace.graph_refused.empty() && workspace.runs > 0) {
     std::vector<GraphOp> ops;
     for (const Step& step : p.steps) append_ops(p, step, workspace.storage, s.kernels, &ops);
     StatusOr<std::unique_ptr<DeviceGraph>> built = s.device->build_graph(std::move(ops));
@@ -248,6 +247,14 @@ Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how) {
       workspace.graph_refused = built.status().message();
   }
   workspace.runs++;
+}
+
+/// Submits the steps of `p` on `workspace`: as its graph when it has one and
+/// graphs are on, else one by one, an error naming the step's op. `how` says
+/// which.
+Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how) {
+  const Program& p = s.program;
+  const bool graphs = s.graphs;
   if (graphs && workspace.graph) {
     how->replayed = true;
     how->steps = "as one " + workspace.graph->describe();
@@ -349,14 +356,23 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
         !status)
       return status;
 
+  prepare_graph(s, **workspace);
   RunStats how;
+  // A fault inside a replayed graph surfaces later with no step to name.
+  auto failed = [&how](const Status& status) {
+    if (!how.replayed) return status;
+    return Status::error(status.message() +
+                         " (the steps ran as one graph, which hides the failing step; "
+                         "--no-graphs, or Executable::use_graphs(false), runs them one by one "
+                         "and names it)");
+  };
   if (stats) {
     StatusOr<double> seconds =
         s.device->time_on_device([&] { return issue_steps(s, **workspace, &how); });
-    if (!seconds) return seconds.status();
+    if (!seconds) return failed(seconds.status());
     how.device_seconds = *seconds;
   } else if (Status status = issue_steps(s, **workspace, &how); !status) {
-    return status;
+    return failed(status);
   }
 
   // Error words are read once the steps are queued, so a GPU stream never
@@ -367,7 +383,7 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
     uint64_t word = 0;
     if (Status status = s.device->copy_to_host(&word, storage[step.error_word], sizeof word);
         !status)
-      return status;
+      return failed(status);
     if (word != 0)
       return Status::error(step.op + ": " + step.error_message + " (at position " +
                            std::to_string(~word) + ")");
@@ -377,8 +393,8 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
     if (Status status = s.device->copy_to_host(outputs[i].data(), storage[p.outputs[i]],
                                                outputs[i].bytes());
         !status)
-      return status;
-  if (Status status = s.device->synchronize(); !status) return status;
+      return failed(status);
+  if (Status status = s.device->synchronize(); !status) return failed(status);
   if (stats) *stats = std::move(how);
   return Status::ok();
 }

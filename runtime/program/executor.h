@@ -53,8 +53,12 @@ struct LoadStats {
 
 /// How one run went.
 struct RunStats {
-  /// The steps' time on the device, the copies in and out left out: between
-  /// CUDA events on a GPU, the wall time of the steps on the host.
+  /// The steps' time on the device, the copies in and out left out: on a GPU
+  /// the time between CUDA events recorded before and after them on the
+  /// device's stream (work other threads queue between them counts too, and
+  /// so do gaps while steps launched one by one are still being issued); on
+  /// the host, the wall time of the steps. A graph is built before the first
+  /// event.
   double device_seconds = 0;
   bool replayed = false;  // the steps ran as one graph
   /// "as one CUDA graph of 12 nodes", or "one by one" and why: "(graphs off)",

@@ -14,7 +14,9 @@ config.test_exec_root = os.path.join(config.spectral_obj_root)
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    ["spectral-check", "spectral-compile", "spectral-opt", "spectral-run"], [config.spectral_tools_dir]
+    ["spectral-check", "spectral-compile", "spectral-opt", "spectral-run",
+     "spectral-garble-cache-payloads"],
+    [config.spectral_tools_dir],
 )
 
 # The tools compile kernels: into the build tree's test cache, never the

@@ -417,6 +417,7 @@ Status CudaDevice::launch_on(CUstream stream, const Kernel& kernel, Dim3 grid, D
                                           unsigned(dynamic_shared_bytes), stream, args,
                                           nullptr);
   if (result) return driver_error(driver, result, "cuLaunchKernel" + what);
+  if (stream != context_->stream) return Status::ok();  // captured, not run
   std::lock_guard<std::mutex> lock(mutex_);
   last_launched_ = kernel.entry();
   return Status::ok();

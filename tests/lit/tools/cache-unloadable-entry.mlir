@@ -3,14 +3,14 @@
 // the same results, and the next run finds the repaired entry.
 // RUN: rm -rf %t.cache
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %s --device=host --random-inputs --seed=3 > %t.first
-// RUN: %python %S/Inputs/garble_cache_payloads.py %t.cache | FileCheck %s --check-prefix=GARBLED
+// RUN: spectral-garble-cache-payloads %t.cache | FileCheck %s --check-prefix=GARBLED
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %s --device=host --random-inputs --seed=3 2> %t.err > %t.second
 // RUN: diff %t.first %t.second
 // RUN: FileCheck %s < %t.err
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %s --device=host --random-inputs --seed=3 2>&1 > /dev/null \
 // RUN:   | FileCheck %s --check-prefix=REPAIRED --allow-empty
 // In require mode nothing is compiled: the load's error is the run's.
-// RUN: %python %S/Inputs/garble_cache_payloads.py %t.cache > /dev/null
+// RUN: spectral-garble-cache-payloads %t.cache > /dev/null
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_CACHE=require not spectral-run %s --device=host \
 // RUN:   --random-inputs --seed=3 2>&1 | FileCheck %s --check-prefix=REQUIRE
 // REQUIRE-NOT: recompiling

@@ -1,5 +1,6 @@
 // kernel_cache_processes_test.cc - several processes sharing one cache
 // directory (fork), and the process-wide cache configured from the environment.
+#include "runtime/cache/disk_store.h"
 #include "runtime/cache/kernel_cache.h"
 
 #include "tests/unit/runtime/cache/cache_test_util.h"
@@ -66,7 +67,7 @@ TEST(KernelCacheProcessesTest, ConcurrentWritersAndEvictionsStayConsistent) {
   TempDir dir;
   constexpr int kKeys = 16;
   constexpr size_t kPayload = 8000;
-  const uint64_t cap = 6 * (kPayload + 88);
+  const uint64_t cap = 6 * (kPayload + cache_detail::kEntryHeaderSize);
   std::vector<int> codes = run_children(4, [&](int child) {
     int wrong = 0;
     for (int round = 0; round < 3; ++round) {
@@ -84,7 +85,7 @@ TEST(KernelCacheProcessesTest, ConcurrentWritersAndEvictionsStayConsistent) {
   EXPECT_EQ(codes, (std::vector<int>{0, 0, 0, 0}));
   EXPECT_FALSE(has_temp_files(dir.path()));
   std::vector<std::string> left = list_files(dir.path());
-  EXPECT_LE(left.size() * (kPayload + 88), cap);
+  EXPECT_LE(left.size() * (kPayload + cache_detail::kEntryHeaderSize), cap);
   KernelCache reader(options_for(dir.path(), CacheMode::kRequire));
   int hits = 0;
   for (int k = 0; k < kKeys; ++k) {
@@ -178,6 +179,52 @@ TEST(KernelCacheProcessesTest, AFullDiskWhileWritingLosesNothing) {
   const std::vector<std::string> files = list_files(dir.path());
   EXPECT_EQ(std::count(files.begin(), files.end(), KernelCache::key_hash(make_key("big")) + ".bin"),
             0);
+}
+
+/// A cache directory its owner may not write (a read-only image, a mode
+/// 0500 directory): its entries are still served; a new kernel is compiled,
+/// kept in memory and reported once; nothing is left behind. Root writes
+/// anywhere, so as root the child becomes an ordinary user owning the folder.
+TEST(KernelCacheProcessesTest, AReadOnlyCacheServesItsEntriesAndWarnsOnce) {
+  TempDir dir;
+  {
+    KernelCache writer(options_for(dir.path()));
+    int calls = 0;
+    ASSERT_TRUE(writer.get_or_compile(make_key("old"), returning(pattern_bytes(4, 100), &calls)));
+  }
+  const std::vector<std::string> before = list_files(dir.path());
+  ASSERT_EQ(before.size(), 1u);
+  std::vector<int> codes = run_children(1, [&](int) {
+    if (::geteuid() == 0) {
+      const uid_t nobody = 65534;
+      if (::chown(dir.path().c_str(), nobody, nobody) != 0 ||
+          ::chown((dir.path() + "/" + before[0]).c_str(), nobody, nobody) != 0)
+        return 10;
+      if (::setgid(nobody) != 0 || ::setuid(nobody) != 0) return 11;
+    }
+    if (::chmod(dir.path().c_str(), 0500) != 0) return 12;
+    ::testing::internal::CaptureStderr();
+    KernelCache cache(options_for(dir.path()));
+    int calls = 0;
+    StatusOr<std::vector<uint8_t>> old = cache.get_or_compile(make_key("old"), never_called());
+    StatusOr<std::vector<uint8_t>> fresh =
+        cache.get_or_compile(make_key("new"), returning(pattern_bytes(5, 100), &calls));
+    StatusOr<std::vector<uint8_t>> other =
+        cache.get_or_compile(make_key("other"), returning(pattern_bytes(6, 100), &calls));
+    const std::string warnings = ::testing::internal::GetCapturedStderr();
+    ::chmod(dir.path().c_str(), 0700);  // for the folder's removal
+    if (!old.is_ok() || *old != pattern_bytes(4, 100) || cache.stats().disk_hits != 1) return 1;
+    if (!fresh.is_ok() || *fresh != pattern_bytes(5, 100) || !other.is_ok() || calls != 2)
+      return 2;
+    if (count_of(warnings, "\n") != 1 || warnings.find("cannot write in") == std::string::npos ||
+        warnings.find("its entries are read") == std::string::npos) {
+      std::fprintf(stderr, "warnings: %s", warnings.c_str());
+      return 3;
+    }
+    return 0;
+  });
+  EXPECT_EQ(codes, std::vector<int>{0});
+  EXPECT_EQ(list_files(dir.path()), before);  // nothing written, nothing left behind
 }
 
 TEST(KernelCacheProcessesTest, GlobalCacheFollowsTheEnvironment) {

@@ -1,50 +1,48 @@
 // sha256_test.cc - runtime/cache/sha256.h against the examples of FIPS 180-4
 // (and NIST's example files) plus lengths around the padding boundary, whose
-// digests come from coreutils' sha256sum. Every case runs on both block
-// functions (the SHA instructions, where the CPU has them, and plain C++).
+// digests come from coreutils' sha256sum; and the cache entries' checksum.
 #include "runtime/cache/sha256.h"
+
+#include "runtime/cache/disk_store.h"
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
 #include <string>
 #include <vector>
 
 namespace spectral {
 namespace {
 
-using Implementation = Sha256::Implementation;
+std::string hex_of(std::string_view message) {
+  return Sha256::to_hex(Sha256().update(message).finish());
+}
 
-class Sha256Test : public ::testing::TestWithParam<Implementation> {
- protected:
-  std::string hex_of(std::string_view message) const {
-    return Sha256::to_hex(Sha256(GetParam()).update(message).finish());
-  }
-};
-
-TEST_P(Sha256Test, OneBlockMessageAbc) {
+TEST(Sha256Test, OneBlockMessageAbc) {
   EXPECT_EQ(hex_of("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 }
 
-TEST_P(Sha256Test, EmptyMessage) {
+TEST(Sha256Test, EmptyMessage) {
   EXPECT_EQ(hex_of(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
-TEST_P(Sha256Test, TwoBlockMessage448Bits) {
+TEST(Sha256Test, TwoBlockMessage448Bits) {
   EXPECT_EQ(hex_of("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
 
-TEST_P(Sha256Test, Message896Bits) {
+TEST(Sha256Test, Message896Bits) {
   EXPECT_EQ(hex_of("abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopq"
                    "klmnopqrlmnopqrsmnopqrstnopqrstu"),
             "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1");
 }
 
-TEST_P(Sha256Test, OneMillionTimesA) {
+TEST(Sha256Test, OneMillionTimesA) {
   const std::string expected = "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0";
   EXPECT_EQ(hex_of(std::string(1000000, 'a')), expected);
   // The same message fed in uneven pieces.
-  Sha256 sha(GetParam());
+  Sha256 sha;
   const std::string piece(1009, 'a');  // the largest piece below
   size_t left = 1000000;
   for (size_t size = 1; left > 0; size = size % 997 + 13) {
@@ -55,7 +53,7 @@ TEST_P(Sha256Test, OneMillionTimesA) {
   EXPECT_EQ(Sha256::to_hex(sha.finish()), expected);
 }
 
-TEST_P(Sha256Test, LengthsAroundThePaddingBoundary) {
+TEST(Sha256Test, LengthsAroundThePaddingBoundary) {
   const std::pair<size_t, const char*> cases[] = {
       {55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
       {56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
@@ -69,7 +67,7 @@ TEST_P(Sha256Test, LengthsAroundThePaddingBoundary) {
   for (const auto& [length, expected] : cases) {
     std::string message(length, 'a');
     EXPECT_EQ(hex_of(message), expected) << length << " bytes";
-    Sha256 split(GetParam());  // every split point gives the same digest
+    Sha256 split;  // every split point gives the same digest
     for (size_t cut = 0; cut <= length; cut += 7) {
       split.update(message.data(), cut).update(message.data() + cut, length - cut);
       EXPECT_EQ(Sha256::to_hex(split.finish()), expected) << length << " bytes cut at " << cut;
@@ -77,29 +75,31 @@ TEST_P(Sha256Test, LengthsAroundThePaddingBoundary) {
   }
 }
 
-TEST_P(Sha256Test, FinishResetsToTheEmptyMessage) {
-  Sha256 sha(GetParam());
+TEST(Sha256Test, FinishResetsToTheEmptyMessage) {
+  Sha256 sha;
   sha.update("abc");
   (void)sha.finish();
   EXPECT_EQ(Sha256::to_hex(sha.finish()), hex_of(""));
 }
 
-INSTANTIATE_TEST_SUITE_P(BothBlockFunctions, Sha256Test,
-                         ::testing::Values(Implementation::kFastest, Implementation::kPortable),
-                         [](const ::testing::TestParamInfo<Implementation>& info) {
-                           return info.param == Implementation::kFastest ? "Fastest" : "Portable";
-                         });
-
-TEST(Sha256ImplementationsTest, AgreeOnEveryLengthAndAlignment) {
-  if (!Sha256::hardware_accelerated()) std::printf("note: no SHA instructions on this CPU\n");
-  std::vector<uint8_t> data(70000);
-  uint32_t state = 7;
-  for (auto& byte : data) byte = uint8_t((state = state * 1664525u + 1013904223u) >> 24);
-  for (size_t length : {0, 1, 63, 64, 65, 200, 1000, 4096, 65536, 69990})
-    for (size_t offset = 0; offset < 8; ++offset)
-      EXPECT_EQ(Sha256(Implementation::kFastest).update(data.data() + offset, length).finish(),
-                Sha256(Implementation::kPortable).update(data.data() + offset, length).finish())
-          << length << " bytes at offset " << offset;
+// The entry checksum: XXH3-128, canonical form. The digests come from the
+// xxhash module of PyPI (python-xxhash 3.x, its own build of the algorithm).
+TEST(PayloadChecksumTest, IsXxh3Of128BitsInCanonicalForm) {
+  auto hex = [](const std::array<uint8_t, 16>& digest) {
+    std::string text;
+    char byte[3];
+    for (uint8_t b : digest) {
+      std::snprintf(byte, sizeof byte, "%02x", b);
+      text += byte;
+    }
+    return text;
+  };
+  EXPECT_EQ(hex(cache_detail::payload_checksum("", 0)), "99aa06d3014798d86001c324468d497f");
+  EXPECT_EQ(hex(cache_detail::payload_checksum("abc", 3)), "06b05ab6733a618578af5f94892f3950");
+  std::vector<uint8_t> counting(1024);
+  for (size_t i = 0; i < counting.size(); ++i) counting[i] = uint8_t(i);
+  EXPECT_EQ(hex(cache_detail::payload_checksum(counting.data(), counting.size())),
+            "83885e853bb6640ca870f92984398d22");
 }
 
 }  // namespace

@@ -281,32 +281,41 @@ TEST_F(CudaDeviceOnGpu, ReplaysACapturedGraphOnNewInputs) {
   ASSERT_TRUE(kernel) << kernel.status().message();
   const size_t count = 4 * 256, bytes = count * sizeof(float);
   StatusOr<void*> in = device->allocate(bytes), mid = device->allocate(bytes),
-                  out = device->allocate(bytes);
-  ASSERT_TRUE(in && mid && out);
-  // out = reverse(reverse(in) * 2) * 3 = 6 in, through a zeroed mid and a copy.
-  std::vector<GraphOp> ops(2);
+                  out = device->allocate(bytes), copied = device->allocate(bytes),
+                  zeroed = device->allocate(bytes);
+  ASSERT_TRUE(in && mid && out && copied && zeroed);
+  // zeroed = 0; mid = reverse(in) * 2; copied = in; out = reverse(mid) * 3 = 6 in.
+  std::vector<GraphOp> ops(1);
   ops[0].kind = GraphOp::Kind::kZero;
-  ops[0].target = *mid;
+  ops[0].target = *zeroed;
   ops[0].bytes = bytes;
   ops.push_back(reverse_op(**kernel, *mid, *in, 2.0f, 4));
-  ops[1].kind = GraphOp::Kind::kCopy;  // out = in, overwritten below
-  ops[1].target = *out;
-  ops[1].source = *in;
-  ops[1].bytes = bytes;
+  ops.emplace_back();
+  ops.back().kind = GraphOp::Kind::kCopy;
+  ops.back().target = *copied;
+  ops.back().source = *in;
+  ops.back().bytes = bytes;
   ops.push_back(reverse_op(**kernel, *out, *mid, 3.0f, 4));
   StatusOr<std::unique_ptr<DeviceGraph>> graph = device->build_graph(ops);
   ASSERT_TRUE(graph) << graph.status().message();
   EXPECT_EQ((*graph)->describe(), "CUDA graph of 4 nodes");
   for (int run = 0; run < 3; ++run) {
-    std::vector<float> input(count), output(count);
+    std::vector<float> input(count), output(count), copy(count), zeros(count, 1.0f);
     for (size_t i = 0; i < count; ++i) input[i] = float(i) * 0.25f - float(run);
     ASSERT_TRUE(device->copy_to_device(*in, input.data(), bytes));
+    ASSERT_TRUE(device->copy_to_device(*zeroed, zeros.data(), bytes));  // ones, until the graph runs
     StatusOr<double> seconds =
         device->time_on_device([&] { return device->launch_graph(**graph); });
     ASSERT_TRUE(seconds) << seconds.status().message();
     EXPECT_GT(*seconds, 0);
     ASSERT_TRUE(device->copy_to_host(output.data(), *out, bytes));
-    for (size_t i = 0; i < count; ++i) ASSERT_EQ(output[i], 6.0f * input[i]) << run << ", " << i;
+    ASSERT_TRUE(device->copy_to_host(copy.data(), *copied, bytes));
+    ASSERT_TRUE(device->copy_to_host(zeros.data(), *zeroed, bytes));
+    for (size_t i = 0; i < count; ++i) {
+      ASSERT_EQ(output[i], 6.0f * input[i]) << run << ", " << i;
+      ASSERT_EQ(copy[i], input[i]) << run << ", " << i;
+      ASSERT_EQ(zeros[i], 0.0f) << run << ", " << i;
+    }
   }
   // A launch the GPU refuses fails the capture, naming the kernel.
   StatusOr<std::unique_ptr<DeviceGraph>> refused =
@@ -317,7 +326,7 @@ TEST_F(CudaDeviceOnGpu, ReplaysACapturedGraphOnNewInputs) {
   EXPECT_NE(refused.status().message().find("reverse_block"), std::string::npos)
       << refused.status().message();
   expect_reverses(*device, **kernel);  // the device still works
-  for (void* pointer : {*in, *mid, *out}) EXPECT_TRUE(device->release(pointer));
+  for (void* pointer : {*in, *mid, *out, *copied, *zeroed}) EXPECT_TRUE(device->release(pointer));
 }
 
 TEST_F(CudaDeviceOnGpu, CaptureTakesInNoOtherThreadsWork) {
