@@ -14,6 +14,11 @@ std::string format(spectral_host_uint3 v) {
 
 void BlockRunner::Impl::start(uint32_t i) {
   threads[i].state = State::kRunning;
+#ifdef SPECTRAL_TSAN_FIBERS
+  // One TSan fiber per slot, kept while its threads finish (creating one
+  // costs TSan a thread's state); run_fibers drops an abandoned one.
+  if (!tsan_fibers[i]) tsan_fibers[i] = __tsan_create_fiber(0);
+#endif
   const ctx::stack_context stack = stacks.stack(i);
   threads[i].fiber = ctx::fiber(std::allocator_arg, ctx::preallocated(stack.sp, stack.size, stack),
                                 NoopStackAllocator{}, [this, i](ctx::fiber&& caller) {
@@ -35,16 +40,21 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
   if (arrived != 0 && arrived == live) release_block();  // exited threads count as arrived
   try_release_warp(warp, false);
   from = me;
-  if (live == 0) return std::move(main);
+  if (live == 0) {
+    announce_switch(kMain);
+    return std::move(main);
+  }
   uint32_t next = after;
   while (!runnable(next)) {
     next = threads[next].next;
     if (next == after) {
       if (error.empty()) error = deadlock_message();
+      announce_switch(kMain);
       return std::move(main);
     }
   }
   enter(next);
+  announce_switch(next);
   return std::move(threads[next].fiber);
 }
 
@@ -57,6 +67,7 @@ void BlockRunner::Impl::fail(std::string message) {
     if (error.empty()) error = std::move(owned);
   }
   from = cur;
+  announce_switch(kMain);
   ctx::fiber back = std::move(main).resume();
   std::abort();  // unreachable: run_fibers abandons this fiber
 }
@@ -101,14 +112,24 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
   live = count;
   arrived = gen = 0;
   from = kMain;
+#ifdef SPECTRAL_TSAN_FIBERS
+  tsan_main = __tsan_get_current_fiber();
+#endif
   enter(0);
+  announce_switch(0);
   ctx::fiber back = std::move(threads[0].fiber).resume();
   stash(std::move(back));
   if (error.empty()) return true;
   // Abandon the block's unfinished fibers: never resumed, never unwound
   // (their stacks are ours and are reused).
   for (uint32_t i = 0; i < count; ++i) {
-    if (threads[i].fiber) new (&threads[i].fiber) ctx::fiber();
+    if (!threads[i].fiber) continue;
+    new (&threads[i].fiber) ctx::fiber();
+#ifdef SPECTRAL_TSAN_FIBERS
+    // Its shadow stack still holds the abandoned frames.
+    __tsan_destroy_fiber(tsan_fibers[i]);
+    tsan_fibers[i] = nullptr;
+#endif
   }
   *message = error;
   return false;
