@@ -12,7 +12,8 @@
 //       72     -  payload
 // The checksum catches damage (a torn write, a flipped bit), not tampering:
 // trust comes from the directory's and the entries' owners and modes. An
-// entry of format 1 (SHA-256 of the payload) reads as corrupt and is replaced.
+// entry of format 1 (SHA-256 of the payload) reads as corrupt and is replaced
+// (where the directory is writable).
 // Directories are created 0700 and entries 0600; a directory that another
 // user owns, or that its group or others may write, is refused (a planted
 // entry would run as a host kernel). Writers fill a temporary ".<hash>.<pid>-<n>-<random>.tmp" in the same

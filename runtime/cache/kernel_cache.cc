@@ -20,6 +20,7 @@
 #include <optional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 #ifndef SPECTRAL_VERSION
 #error "SPECTRAL_VERSION must come from the build (runtime/cache/CMakeLists.txt)"
@@ -120,6 +121,7 @@ struct KernelCache::State {
   Options options;
   std::optional<DiskStore> disk;  // absent: memory only
   bool read_only = false;  // a trusted directory this user cannot write: entries read, none written
+  std::unordered_set<std::string> skipped;  // read only: discarded entries, not read again
   std::atomic<bool> write_warned{false};
 
   mutable std::mutex mutex;  // guards what follows; never held while compiling or on disk I/O
@@ -214,7 +216,12 @@ StatusOr<KernelCache::Binary> KernelCache::get_or_compile_shared(const CacheKey&
   const std::string path =
       s.disk ? s.disk->entry_path(hash) : std::string("no cache directory");
   std::string problem;
-  if (s.disk) {
+  bool skip = false;
+  if (s.disk && s.read_only) {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    skip = s.skipped.count(hash) != 0;
+  }
+  if (s.disk && !skip) {
     EntryRead read = s.disk->read(hash, digest);
     switch (read.outcome) {
       case EntryRead::Outcome::kHit:
@@ -238,7 +245,9 @@ StatusOr<KernelCache::Binary> KernelCache::get_or_compile_shared(const CacheKey&
     std::string message = "kernel cache miss in require mode: key " + hash + " (" + path + ")";
     return Status::error(problem.empty() ? message : message + "; " + problem);
   }
-  if (!problem.empty()) warn(problem + "; recompiling and replacing it");
+  if (!problem.empty())
+    warn(problem + (s.read_only ? "; recompiling it (not replaced: the directory is read-only)"
+                                : "; recompiling and replacing it"));
 
   if (compiled != nullptr) *compiled = true;
   StatusOr<std::vector<uint8_t>> fresh = s.compile_counted(compile);
@@ -261,8 +270,13 @@ void KernelCache::discard(const CacheKey& key) {
     std::lock_guard<std::mutex> lock(state_->mutex);
     state_->memory.erase(key);
   }
-  if (state_->disk && state_->options.mode == CacheMode::kOn)
-    ::unlink(state_->disk->entry_path(key_hash(key)).c_str());
+  if (!state_->disk || state_->options.mode != CacheMode::kOn) return;
+  if (state_->read_only) {  // cannot be removed: never read again by this cache
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    state_->skipped.insert(key_hash(key));
+    return;
+  }
+  ::unlink(state_->disk->entry_path(key_hash(key)).c_str());
 }
 
 CacheStats KernelCache::stats() const {

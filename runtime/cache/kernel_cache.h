@@ -59,8 +59,10 @@ class KernelCache {
   /// (an invalid environment is reported once on stderr and caching is off).
   static KernelCache& global();
 
-  /// In on mode, creates the directory; if it cannot be created or written,
-  /// says so once on stderr and caches in memory only. Require mode only reads it.
+  /// In on mode, creates the directory; if it cannot be created (or is not
+  /// trusted), says so once on stderr and caches in memory only; if it
+  /// cannot be written, says so once and only reads its entries (new kernels
+  /// stay in memory). Require mode only reads it.
   explicit KernelCache(Options options);
   ~KernelCache();
 

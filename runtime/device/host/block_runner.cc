@@ -15,8 +15,14 @@ std::string format(spectral_host_uint3 v) {
 void BlockRunner::Impl::start(uint32_t i) {
   threads[i].state = State::kRunning;
 #ifdef SPECTRAL_TSAN_FIBERS
-  // One TSan fiber per slot, kept while its threads finish (creating one
-  // costs TSan a thread's state); run_fibers drops an abandoned one.
+  // One TSan fiber per slot (creating one costs TSan a thread's state),
+  // renewed every 1024 threads: a thread's last frames end after its switch
+  // is announced, which leaves TSan's shadow stack of the slot a little off
+  // each time. run_fibers drops an abandoned one.
+  if (tsan_fibers[i] && ++tsan_uses[i] % 1024 == 0) {
+    __tsan_destroy_fiber(tsan_fibers[i]);
+    tsan_fibers[i] = nullptr;
+  }
   if (!tsan_fibers[i]) tsan_fibers[i] = __tsan_create_fiber(0);
 #endif
   const ctx::stack_context stack = stacks.stack(i);

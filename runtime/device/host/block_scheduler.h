@@ -13,8 +13,15 @@
 #include <cstdint>
 #include <string>
 
-#if defined(__SANITIZE_THREAD__)
-#define SPECTRAL_TSAN_FIBERS 1
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SPECTRAL_TSAN_FIBERS 1  // clang
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(SPECTRAL_TSAN_FIBERS)
+#define SPECTRAL_TSAN_FIBERS 1  // GCC
+#endif
+#ifdef SPECTRAL_TSAN_FIBERS
 // ThreadSanitizer's fiber API (sanitizer/tsan_interface.h): without it TSan
 // would take a fiber switch for a jump within one thread's stack.
 extern "C" {
@@ -85,6 +92,7 @@ struct BlockRunner::Impl {
   }
   void* tsan_main = nullptr;              // the OS thread's own, during run_fibers
   void* tsan_fibers[kMaxThreads] = {};    // per CUDA thread slot
+  uint32_t tsan_uses[kMaxThreads] = {};   // threads its TSan fiber ran
 #endif
   /// Says who runs next (kMain: run_fibers) to ThreadSanitizer, just before
   /// the switch; every switch orders what came before it (flags 0), as the
