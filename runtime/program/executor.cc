@@ -251,20 +251,18 @@ void prepare_graph(Executable::State& s, Workspace& workspace) {
 
 /// Submits the steps of `p` on `workspace`: as its graph when it has one and
 /// graphs are on, else one by one, an error naming the step's op. `how` says
-/// which.
-Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how) {
+/// which; its text only when `describe` (runs without stats skip the string).
+Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how, bool describe) {
   const Program& p = s.program;
   const bool graphs = s.graphs;
-  if (graphs && workspace.graph) {
-    how->replayed = true;
-    how->steps = "as one " + workspace.graph->describe();
-    return s.device->launch_graph(*workspace.graph);
-  }
-  how->replayed = false;
-  how->steps = !graphs                               ? "one by one (graphs off)"
-               : !workspace.graph_refused.empty() ? "one by one (the device refused the graph: " +
-                                                          workspace.graph_refused + ")"
-                                                    : "one by one (the first run of its workspace)";
+  how->replayed = graphs && workspace.graph;
+  if (describe)
+    how->steps = how->replayed ? "as one " + workspace.graph->describe()
+                 : !graphs     ? "one by one (graphs off)"
+                 : !workspace.graph_refused.empty()
+                     ? "one by one (the device refused the graph: " + workspace.graph_refused + ")"
+                     : "one by one (the first run of its workspace)";
+  if (how->replayed) return s.device->launch_graph(*workspace.graph);
   std::vector<GraphOp> ops;
   for (const Step& step : p.steps) {
     ops.clear();
@@ -368,10 +366,10 @@ Status Executable::run(const std::vector<Tensor>& inputs, const std::vector<Tens
   };
   if (stats) {
     StatusOr<double> seconds =
-        s.device->time_on_device([&] { return issue_steps(s, **workspace, &how); });
+        s.device->time_on_device([&] { return issue_steps(s, **workspace, &how, true); });
     if (!seconds) return failed(seconds.status());
     how.device_seconds = *seconds;
-  } else if (Status status = issue_steps(s, **workspace, &how); !status) {
+  } else if (Status status = issue_steps(s, **workspace, &how, false); !status) {
     return failed(status);
   }
 
