@@ -44,18 +44,6 @@ __host__ __device__ constexpr int real2d_shared_values() {
   return Real2D<H, W, KW, THREADS>::SHARED_VALUES;
 }
 
-/// Runs `transform(k, t, active)` on the `count` lines of a phase, `at_once`
-/// at a time by thread groups of `threads`; every thread of the block calls
-/// `transform` the same number of times (the FFTs inside have barriers).
-template <int THREADS, typename Transform>
-__device__ __forceinline__ void each_line(int count, int threads, int at_once, Transform transform) {
-  const int f = threadIdx.x, group = f / threads, t = f - group * threads;
-  for (int base = 0; base < count; base += at_once) {
-    const int line = base + group;
-    transform(line, t, group < at_once && line < count);
-  }
-}
-
 /// The forward transform of image blockIdx.x: load(image, r, c) gives the
 /// real x[r][c]; the KW kept columns of its unscaled spectrum are left in
 /// shared[k * H + r]; then store(image, e) is called for e in

@@ -120,6 +120,18 @@ __device__ __forceinline__ void fft_shared(cplx<T>* x, const cplx<T>* __restrict
   stockham_stages<N, THREADS, FORWARD, 0>(x, twiddles, t, active);
 }
 
+/// Runs `transform(k, t, active)` on the `count` lines of a phase, `at_once`
+/// at a time by thread groups of `threads`; every thread of the block calls
+/// `transform` the same number of times (the FFTs inside have barriers).
+template <int THREADS, typename Transform>
+__device__ __forceinline__ void each_line(int count, int threads, int at_once, Transform transform) {
+  const int f = threadIdx.x, group = f / threads, t = f - group * threads;
+  for (int base = 0; base < count; base += at_once) {
+    const int line = base + group;
+    transform(line, t, group < at_once && line < count);
+  }
+}
+
 /// Batched C2C FFT: block row y (threadIdx.y) transforms batch entry
 /// blockIdx.x * blockDim.y + threadIdx.y. `load(batch, i)` and
 /// `store(batch, i, value)` are the fused prologue/epilogue: they decide

@@ -139,18 +139,67 @@ __device__ void gather(const long long* __restrict__ indices, long long rows, lo
   }
 }
 
+/// Adds the slots of `row` (k of them) aimed at the dense elements [lo, lo +
+/// width) of the row into sum[place(i - lo)], in slot order: slots aimed at
+/// the same element are added in rounds, the lowest slot first (an
+/// atomicMax on a stamp in owner[i - lo] picks it), so the sum is what a
+/// sequential loop gives whatever the schedule. `sum` and `owner` (width
+/// entries each, shared memory) start at zero; a bad index is reported by
+/// the tile at lo = 0 only. Streams the slots THREADS at a time; every
+/// thread of the block calls it. For k > 0 it ends with a barrier (the last
+/// round's), after which every sum is visible.
+template <int THREADS, typename V, typename Values, typename Place>
+__device__ void scatter_into(const long long* __restrict__ indices, long long row, long long k,
+                             long long row_length, long long lo, long long width, Values values,
+                             V* sum, unsigned long long* owner, Place place,
+                             unsigned long long* error) {
+  static_assert(THREADS <= 1024, "a stamp holds 11 bits of thread");
+  const int t = threadIdx.x;
+  unsigned long long round = 0;
+  for (long long base = 0; base < k; base += THREADS) {
+    const long long j = base + t;
+    long long local = -1;
+    V value = V{};
+    if (j < k) {
+      const long long index = indices[row * k + j];
+      if (index >= lo && index < lo + width) {
+        local = index - lo;
+        value = values(row, j);
+      } else if ((index < kEmptySlot || index >= row_length) && lo == 0) {
+        report_bad_index(error, row * k + j);  // by one tile of the row only
+      }
+    }
+    bool pending = local >= 0;
+    // Each round adds the lowest pending slot of every element; the barrier
+    // of __syncthreads_or also publishes the previous round's sums.
+    while (__syncthreads_or(pending)) {
+      ++round;
+      const unsigned long long stamp = (round << 11) | (unsigned long long)(2047 - t);
+      if (pending) atomicMax(&owner[local], stamp);
+      __syncthreads();
+      if (pending && owner[local] == stamp) {
+        sum[place(local)] = sum[place(local)] + value;
+        pending = false;
+      }
+    }
+  }
+}
+
+/// Where scatter_into adds a tile's element: at its offset in the tile.
+struct InTileOrder {
+  __device__ __forceinline__ long long operator()(long long local) const { return local; }
+};
+
 /// Dense [rows, row_length] = zeros with values[r, j] added at (r,
 /// indices[r, j]); `values(row, j)` reads the sparse values, `store(row, i,
 /// value)` writes every dense element once.
 ///
 /// Block w of the grid (strided over rows x tiles) owns the TILE dense
-/// elements [tile * TILE, ...) of one row, accumulated in shared memory. It
-/// streams the row's k slots THREADS at a time; slots aimed at the same
-/// element are added in rounds, the lowest slot first (an atomicMax on a
-/// stamp picks it), so the sum is in slot order. Every block reads all k
-/// indices of its row, so the cost is k x (tiles per row): right for rows of
-/// a few tiles (the FNO's k modes per row); a flat scatter of many sorted
-/// entries is cheaper through scatter_sorted. blockDim = (THREADS, 1, 1).
+/// elements [tile * TILE, ...) of one row, accumulated in shared memory by
+/// scatter_into. Every block reads all k indices of its row, so the cost is
+/// k x (tiles per row): right for rows of a few tiles (the FNO's k modes per
+/// row); a flat scatter of many sorted entries is cheaper through
+/// scatter_sorted. blockDim = (THREADS, 1, 1).
 template <int THREADS, int TILE, typename V, typename Values, typename Store>
 __device__ void scatter(const long long* __restrict__ indices, long long rows, long long k,
                         long long row_length, Values values, Store store,
@@ -167,34 +216,10 @@ __device__ void scatter(const long long* __restrict__ indices, long long rows, l
       sum[c] = V{};
       owner[c] = 0;
     }
-    unsigned long long round = 0;
-    for (long long base = 0; base < k; base += THREADS) {
-      const long long j = base + t;
-      long long local = -1;
-      V value = V{};
-      if (j < k) {
-        const long long index = indices[row * k + j];
-        if (index >= lo && index < lo + width) {
-          local = index - lo;
-          value = values(row, j);
-        } else if ((index < kEmptySlot || index >= row_length) && lo == 0) {
-          report_bad_index(error, row * k + j);  // by one tile of the row only
-        }
-      }
-      bool pending = local >= 0;
-      // Each round adds the lowest pending slot of every element; the barrier
-      // of __syncthreads_or also publishes the previous round's sums.
-      while (__syncthreads_or(pending)) {
-        ++round;
-        const unsigned long long stamp = (round << 11) | (unsigned long long)(2047 - t);
-        if (pending) atomicMax(&owner[local], stamp);
-        __syncthreads();
-        if (pending && owner[local] == stamp) {
-          sum[local] = sum[local] + value;
-          pending = false;
-        }
-      }
-    }
+    scatter_into<THREADS>(indices, row, k, row_length, lo, width, values, sum, owner,
+                          InTileOrder{}, error);
+    // Each thread stores the elements it zeroed: written by others only in
+    // rounds, each ended by a barrier.
     for (long long c = t; c < width; c += THREADS) store(row, lo + c, sum[c]);
     __syncthreads();  // before the next tile resets the accumulators
   }

@@ -170,49 +170,58 @@ __device__ void write_selected(long long row, long long begin, long long end, Th
   }
 }
 
-/// Top-k of each row of [rows, n], one block per row (strided over the
-/// grid). With CACHE_KEYS the dynamic shared memory holds n keys
-/// (n * sizeof(KeyOf<V>) bytes) and the row is loaded once plus once per
-/// entry taken; without, once per digit pass.
+/// Top-k of row `row` of [rows, n] by the whole block: with CACHE_KEYS,
+/// `cached` holds n keys (shared memory) and the row is loaded once plus
+/// once per entry taken; without, once per digit pass (`cached` unused).
+/// Every thread of the block calls it.
 template <int THREADS, bool CACHE_KEYS, typename V, typename Load, typename Store>
-__device__ void topk_rows(long long rows, long long n, long long k, Load load, Store store) {
-  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+__device__ void topk_row(long long row, long long n, long long k, KeyOf<V>* cached, Load load,
+                         Store store) {
+  if (k <= 0 || n <= 0) return;  // uniform over the block: nothing to select
   if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int BITS = 8 * (int)sizeof(Key);
   static_assert(THREADS % 32 == 0 && THREADS >= 32 && THREADS <= 1024, "THREADS: warps, <= 1024");
   __shared__ unsigned int histogram[256];
   __shared__ DigitChoice choice;
-  SPECTRAL_DYNAMIC_SHARED(Key, cached);
   const int t = threadIdx.x;
-  for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
-    Threshold<Key> th{Key(0), Key(0), k, false};
-    for (int shift = BITS - 8; shift >= 0 && !th.exact; shift -= 8) {
-      for (int b = t; b < 256; b += THREADS) histogram[b] = 0;
-      __syncthreads();
-      for (long long i = t; i < n; i += THREADS) {
-        Key key;
-        if (CACHE_KEYS && shift != BITS - 8) {
-          key = cached[i];
-        } else {
-          key = magnitude_key(load(row, i));
-          if (CACHE_KEYS) cached[i] = key;
-        }
-        if ((key & th.mask) == th.prefix) atomicAdd(&histogram[(key >> shift) & 0xff], 1u);
+  Threshold<Key> th{Key(0), Key(0), k, false};
+  for (int shift = BITS - 8; shift >= 0 && !th.exact; shift -= 8) {
+    for (int b = t; b < 256; b += THREADS) histogram[b] = 0;
+    __syncthreads();
+    for (long long i = t; i < n; i += THREADS) {
+      Key key;
+      if (CACHE_KEYS && shift != BITS - 8) {
+        key = cached[i];
+      } else {
+        key = magnitude_key(load(row, i));
+        if (CACHE_KEYS) cached[i] = key;
       }
-      __syncthreads();
-      if (t < 32) choose_digit(histogram, th.need, t, &choice);
-      __syncthreads();
-      th = refine(th, choice, shift);
+      if ((key & th.mask) == th.prefix) atomicAdd(&histogram[(key >> shift) & 0xff], 1u);
     }
-    if constexpr (CACHE_KEYS)
-      write_selected<THREADS>(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; },
-                              load, store);
-    else
-      write_selected<THREADS>(
-          row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
-          store);
+    __syncthreads();
+    if (t < 32) choose_digit(histogram, th.need, t, &choice);
+    __syncthreads();
+    th = refine(th, choice, shift);
   }
+  if constexpr (CACHE_KEYS)
+    write_selected<THREADS>(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; }, load,
+                            store);
+  else
+    write_selected<THREADS>(
+        row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
+        store);
+}
+
+/// Top-k of each row of [rows, n], one block per row (strided over the
+/// grid). With CACHE_KEYS the dynamic shared memory holds n keys
+/// (n * sizeof(KeyOf<V>) bytes) and the row is loaded once plus once per
+/// entry taken; without, once per digit pass.
+template <int THREADS, bool CACHE_KEYS, typename V, typename Load, typename Store>
+__device__ void topk_rows(long long rows, long long n, long long k, Load load, Store store) {
+  SPECTRAL_DYNAMIC_SHARED(KeyOf<V>, cached);
+  for (long long row = blockIdx.x; row < rows; row += gridDim.x)
+    topk_row<THREADS, CACHE_KEYS, V>(row, n, k, cached, load, store);
 }
 
 // ---- A row over many blocks ------------------------------------------------------------

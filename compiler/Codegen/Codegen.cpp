@@ -112,7 +112,8 @@ llvm::Error lowerFusion(CodegenContext &context, sp::FusionOp fusion) {
     return lowerElementwise(context, group, outputs, buffers);
   }
   for (auto lowerFused :
-       {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D, lowerFusedTransform,
+       {lowerFusedSpectralConv, lowerFusedRoundTrip, lowerFusedRealTransform2D,
+        lowerFusedSparseTransform2D, lowerFusedTransform,
         lowerFusedRowProgram, lowerFusedBlockProgram, lowerFusedReduction,
         lowerFusedContraction, lowerFusedOptimizerStep, lowerFusedOptimizerSteps,
         lowerFusedSparse}) {

@@ -61,20 +61,6 @@ int64_t loadedColumns(Value operand, llvm::ArrayRef<Operation *> ops, int64_t bi
   return std::clamp<int64_t>(bins - pad.getHigh().back(), 1, bins);
 }
 
-/// The product of the norm factors of the transform's passes (one per axis),
-/// or nothing when it is not planned as plain passes.
-std::optional<double> normFactor(CodegenContext &context, Operation *op) {
-  llvm::Expected<TransformPasses> plan = transformPasses(context, op, -1, -1, [] { return -1; });
-  if (!plan) {
-    llvm::consumeError(plan.takeError());
-    return std::nullopt;
-  }
-  if (plan->special != TransformPasses::kNone) return std::nullopt;
-  double factor = 1;
-  for (const planning::FftAxis &pass : plan->passes) factor *= pass.factor;
-  return factor;
-}
-
 /// What rfft2_block's store computes: each yield, over one image's elements
 /// of it, read from the spectrum in shared memory (the leaf `spectrum`).
 struct ImageStore {
@@ -198,7 +184,7 @@ llvm::Expected<bool> lowerRealTransform2D(CodegenContext &context, llvm::ArrayRe
   }
   fusion::RealTransform2D shape;
   if (!anchor || !fusion::realTransform2DRefusal(anchor, &shape).empty()) return false;
-  std::optional<double> factor = normFactor(context, anchor);
+  std::optional<double> factor = plainNormFactor(context, anchor);
   if (!factor) return false;
   const bool forward = isa<sp::RfftOp>(anchor);
   Value operand = anchor->getOperand(0), result = anchor->getResult(0);

@@ -45,6 +45,17 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context,
                                                mlir::spectral::FusionOp fusion,
                                                llvm::ArrayRef<mlir::Operation *> ops);
 
+/// Lowers a region of a complex fft of one image per block and the top-k of
+/// each image's modes (fusion::topkStoreRefusal), or of a scatter of each
+/// image's modes and the ifft reading it (fusion::scatterLoadRefusal), with
+/// elementwise ops computing the fft's operand or the scatter's values and
+/// (after the ifft) the region's yields, as one fft_complex2d.cuh kernel.
+/// False, with nothing added to the Program, when the region has another
+/// shape (FusedSparseTransform2D.cpp).
+llvm::Expected<bool> lowerFusedSparseTransform2D(CodegenContext &context,
+                                                 mlir::spectral::FusionOp fusion,
+                                                 llvm::ArrayRef<mlir::Operation *> ops);
+
 /// The same for an rfft or irfft op of its own (not in a region): one
 /// kernel instead of a launch per axis. False when it has another shape.
 llvm::Expected<bool> lowerRealTransform2DOp(CodegenContext &context, mlir::Operation *op);

@@ -231,4 +231,16 @@ llvm::Expected<bool> lowerTransform(CodegenContext &context, Operation *op) {
   return true;
 }
 
+std::optional<double> plainNormFactor(CodegenContext &context, Operation *op) {
+  llvm::Expected<TransformPasses> plan = transformPasses(context, op, -1, -1, [] { return -1; });
+  if (!plan) {
+    llvm::consumeError(plan.takeError());
+    return std::nullopt;
+  }
+  if (plan->special != TransformPasses::kNone) return std::nullopt;
+  double factor = 1;
+  for (const planning::FftAxis &pass : plan->passes) factor *= pass.factor;
+  return factor;
+}
+
 } // namespace spectral::codegen

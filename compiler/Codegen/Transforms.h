@@ -7,6 +7,7 @@
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 
+#include <optional>
 #include <vector>
 
 namespace spectral::codegen {
@@ -39,5 +40,10 @@ llvm::Expected<TransformPasses> transformPasses(CodegenContext &context, mlir::O
 /// Plans one pass with `ends`, its error located at `op`.
 llvm::Error planAxis(CodegenContext &context, mlir::Operation *op,
                      const planning::FftAxis &axis, const planning::AxisEnds &ends);
+
+/// The product of the norm factors of `op`'s passes (one per axis), or
+/// nothing when it is not planned as plain passes: the one scaling a kernel
+/// transforming every axis at once applies.
+std::optional<double> plainNormFactor(CodegenContext &context, mlir::Operation *op);
 
 } // namespace spectral::codegen

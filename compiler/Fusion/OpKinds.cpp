@@ -262,6 +262,110 @@ std::string imageStoreRefusal(Operation *op, llvm::ArrayRef<int64_t> spectrumSha
   return "it moves elements across the images of the transform";
 }
 
+int64_t ComplexTransform2D::sharedBytes(bool scatter) const {
+  const int64_t value = wide ? 16 : 8;
+  return h * w * value + std::max(rowsAtOnce * w * value, scatter ? h * w * 8 : 0);
+}
+
+namespace {
+
+/// Why `op` (fft or ifft) is not a transform of one image per block, or
+/// empty, `shape` filled; `scatter` counts the stamps of a scatter load.
+std::string complexTransform2DRefusal(Operation *op, bool scatter, ComplexTransform2D *shape) {
+  auto type = cast<ShapedType>(op->getResult(0).getType());
+  auto axes = op->getAttrOfType<DenseI64ArrayAttr>("axes");
+  const int64_t rank = type.getRank();
+  if (!axes || rank < 1 ||
+      (axes.asArrayRef() != llvm::ArrayRef<int64_t>{rank - 1} &&
+       axes.asArrayRef() != llvm::ArrayRef<int64_t>{rank - 2, rank - 1}))
+    return "a transform in one block runs over the last axis or the last two";
+  ComplexTransform2D s;
+  const bool twoAxes = axes.size() == 2;
+  s.h = twoAxes ? type.getDimSize(rank - 2) : 1;
+  s.w = type.getDimSize(rank - 1);
+  s.wide = cast<ComplexType>(type.getElementType()).getElementType().isF64();
+  s.images = 1;
+  for (int64_t d = 0; d + (twoAxes ? 2 : 1) < rank; ++d) s.images *= type.getDimSize(d);
+  if (s.w < 2 || s.h < 1) return "an image needs rows of two points or more";
+  if (s.images < 1 || s.images > INT32_MAX) return "one block per image: 1 to 2^31 - 1 images";
+  if (!planning::hasStockhamPlan(s.h) || !planning::hasStockhamPlan(s.w))
+    return "the lengths " + std::to_string(s.h) + " and " + std::to_string(s.w) +
+           " need factors 2, 3, 5 and 7 only";
+  const int64_t rowThreads = planning::stockhamThreads(s.w);
+  const int64_t colThreads = planning::stockhamThreads(s.h);
+  const int64_t wanted = std::max(rowThreads * s.h, colThreads * s.w);
+  s.threads = std::min(kMaxComplexTransform2DThreads, std::max<int64_t>(32, (wanted + 31) / 32 * 32));
+  if (std::max(rowThreads, colThreads) > s.threads)
+    return "one row's or column's FFT takes more than " +
+           std::to_string(kMaxComplexTransform2DThreads) + " threads";
+  s.rowsAtOnce = std::min(s.h, s.threads / rowThreads);
+  if (s.sharedBytes(scatter) > kMaxComplexTransform2DShared)
+    return "an image of " + std::to_string(s.h) + " x " + std::to_string(s.w) +
+           " does not fit one block's shared memory (" +
+           std::to_string(kMaxComplexTransform2DShared / 1024) + " KiB)";
+  if (shape) *shape = s;
+  return "";
+}
+
+/// Elements per row of a sparse op's dense side: all of them when its
+/// sparse side is flat (rank 1 against a higher rank), else the last axis.
+int64_t denseRowLength(ShapedType dense, ShapedType sparse) {
+  if (sparse.getRank() == 1 && dense.getRank() != 1) return dense.getNumElements();
+  return dense.getDimSize(dense.getRank() - 1);
+}
+
+} // namespace
+
+std::string topkStoreRefusal(Operation *fft, SparseImageTransform *chain) {
+  SparseImageTransform c;
+  if (!isa<sp::FftOp>(fft)) return "not an fft";
+  c.transform = fft;
+  Operation *user = onlyUser(fft->getResult(0));
+  if (user && isa<sp::ReshapeOp>(user)) {
+    c.reshape = user;
+    user = onlyUser(user->getResult(0));
+  }
+  auto topk = dyn_cast_or_null<sp::TopkModesOp>(user);
+  if (!topk) return "the spectrum is not read by one topk_modes alone";
+  c.sparse = topk;
+  if (chain) *chain = c;
+  if (std::string why = complexTransform2DRefusal(fft, false, &c.shape); !why.empty()) return why;
+  auto dense = cast<ShapedType>(topk.getX().getType());
+  auto values = cast<ShapedType>(topk.getValues().getType());
+  const int64_t n = denseRowLength(dense, values);
+  if (n != c.shape.h * c.shape.w)
+    return "its rows (" + std::to_string(n) + " modes) are not the transform's images (" +
+           std::to_string(c.shape.h) + " x " + std::to_string(c.shape.w) + ")";
+  c.k = values.getDimSize(values.getRank() - 1);
+  if (chain) *chain = c;
+  return "";
+}
+
+std::string scatterLoadRefusal(Operation *scatter, SparseImageTransform *chain) {
+  SparseImageTransform c;
+  auto op = dyn_cast<sp::ScatterOp>(scatter);
+  if (!op) return "not a scatter";
+  c.sparse = scatter;
+  Operation *user = onlyUser(op.getResult());
+  if (user && isa<sp::ReshapeOp>(user)) {
+    c.reshape = user;
+    user = onlyUser(user->getResult(0));
+  }
+  if (!isa_and_nonnull<sp::IfftOp>(user)) return "its result is not read by one ifft alone";
+  c.transform = user;
+  if (chain) *chain = c;
+  if (std::string why = complexTransform2DRefusal(user, true, &c.shape); !why.empty()) return why;
+  auto dense = cast<ShapedType>(op.getResult().getType());
+  auto values = cast<ShapedType>(op.getValues().getType());
+  const int64_t n = denseRowLength(dense, values);
+  if (n != c.shape.h * c.shape.w)
+    return "its rows (" + std::to_string(n) + " modes) are not the inverse's images (" +
+           std::to_string(c.shape.h) + " x " + std::to_string(c.shape.w) + ")";
+  c.k = values.getDimSize(values.getRank() - 1);
+  if (chain) *chain = c;
+  return "";
+}
+
 bool isRowReduction(Operation *op) {
   if (!isa<sp::ReduceSumOp, sp::ReduceMeanOp, sp::ReduceMaxOp>(op)) return false;
   auto x = cast<ShapedType>(op->getOperand(0).getType());

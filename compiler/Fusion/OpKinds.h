@@ -103,6 +103,46 @@ std::string realTransform2DRefusal(mlir::Operation *op, RealTransform2D *shape);
 std::string imageStoreRefusal(mlir::Operation *op, llvm::ArrayRef<int64_t> spectrumShape,
                               llvm::function_ref<bool(mlir::Value)> fromImages);
 
+/// A complex FFT (fft or ifft) of one image per block
+/// (kernels_templates/fft_complex2d.cuh) over the last two axes [..., H, W],
+/// or the last one (H = 1).
+struct ComplexTransform2D {
+  int64_t images = 0, h = 0, w = 0;
+  int64_t threads = 0;  // the block, flat
+  bool wide = false;    // complex<f64>
+  int64_t rowsAtOnce = 0;
+  /// Shared memory (bytes): the image's columns and the rows in flight, or
+  /// for a scatter in the load, in their place when larger, an 8-byte stamp
+  /// per element (fft_complex2d.cuh complex2d_shared_bytes).
+  int64_t sharedBytes(bool scatter) const;
+};
+
+constexpr int64_t kMaxComplexTransform2DThreads = 256;
+/// Below 48 KiB: top-k and its scan take about 1 KiB of static shared memory.
+constexpr int64_t kMaxComplexTransform2DShared = 44 * 1024;
+
+/// A top-k of each image's modes in the store of a complex transform one
+/// block holds (fft, a reshape flattening each image when H > 1, a per-row
+/// topk_modes over H * W), or a scatter of each image's modes in the load of
+/// its inverse (scatter, a reshape back to images, ifft).
+struct SparseImageTransform {
+  mlir::Operation *transform = nullptr;  // the fft or ifft
+  mlir::Operation *reshape = nullptr;    // between it and the sparse op, or null
+  mlir::Operation *sparse = nullptr;     // the topk_modes or scatter
+  ComplexTransform2D shape;
+  int64_t k = 0;                         // modes per image
+};
+
+/// Why the modes of `fft`'s spectrum are not ranked in its store, or empty,
+/// `chain` filled. `chain->sparse` is set whenever a topk_modes reads the
+/// spectrum (through a reshape), so a refusal can name it.
+std::string topkStoreRefusal(mlir::Operation *fft, SparseImageTransform *chain);
+
+/// Why `scatter`'s dense result is not built in the load of the ifft that
+/// reads it (through a reshape), or empty, `chain` filled. `chain->transform`
+/// is set whenever such an ifft reads it.
+std::string scatterLoadRefusal(mlir::Operation *scatter, SparseImageTransform *chain);
+
 /// A reduce_sum, reduce_mean or reduce_max over the last axis, keepdims, of
 /// a float (f32, f64) tensor of rank 1 or more: the reductions a row program
 /// (one kernel per row with several reductions in sequence: layer norm)

@@ -513,3 +513,84 @@ func.func @low_pass_2d(%x: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
   %y = spectral.irfft %p axes [1, 2] length 16 : tensor<2x16x9xcomplex<f32>>
   return %y : tensor<2x16x16xf32>
 }
+
+// -----
+
+// Rule 3 with top-k: a complex fft of one image per block takes the top-k of
+// each image's modes (through the reshape flattening the image) into its
+// store; a scatter read (through a reshape) by an ifft of one image per
+// block takes the ifft, and the ifft's store goes on (the real part). The
+// values' scaling joins the scatter's load.
+// CHECK-LABEL: func.func @sparse_filter
+// CHECK:         %[[K:.*]]:2 = spectral.fusion %{{.*}} : (tensor<3x16x32xf32>) -> (tensor<3x24xcomplex<f32>>, tensor<3x24xi64>) {
+// CHECK:           spectral.cast
+// CHECK-NEXT:      spectral.fft
+// CHECK-NEXT:      spectral.reshape
+// CHECK-NEXT:      spectral.topk_modes
+// CHECK-NEXT:      spectral.yield
+// CHECK:         spectral.fusion %[[K]]#0, %{{.*}}, %[[K]]#1 : {{.*}} -> tensor<3x16x32xf32> {
+// CHECK:           spectral.mul
+// CHECK-NEXT:      spectral.scatter
+// CHECK-NEXT:      spectral.reshape
+// CHECK-NEXT:      spectral.ifft
+// CHECK-NEXT:      spectral.real
+// CHECK-NEXT:      spectral.yield
+func.func @sparse_filter(%x: tensor<3x16x32xf32>, %g: tensor<3x24xcomplex<f32>>)
+    -> (tensor<3x16x32xf32>, tensor<3x24xi64>) {
+  %c = spectral.cast %x : tensor<3x16x32xf32> to tensor<3x16x32xcomplex<f32>>
+  %s = spectral.fft %c axes [1, 2] norm ortho : tensor<3x16x32xcomplex<f32>>
+  %rows = spectral.reshape %s : tensor<3x16x32xcomplex<f32>> -> tensor<3x512xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.mul' ({{.*}}'spectral.topk_modes' ({{.*}}) takes no fused stores}}
+  // expected-remark-re @below {{consumer 'spectral.scatter' ({{.*}}'spectral.topk_modes' ({{.*}}) takes no fused stores}}
+  %v, %i = spectral.topk_modes %rows k 24 : tensor<3x512xcomplex<f32>>
+  %m = spectral.mul %v, %g : tensor<3x24xcomplex<f32>>, tensor<3x24xcomplex<f32>>
+  %d = spectral.scatter %m, %i : tensor<3x24xcomplex<f32>>, tensor<3x24xi64> -> tensor<3x512xcomplex<f32>>
+  %grid = spectral.reshape %d : tensor<3x512xcomplex<f32>> -> tensor<3x16x32xcomplex<f32>>
+  %b = spectral.ifft %grid axes [1, 2] norm ortho : tensor<3x16x32xcomplex<f32>>
+  %y = spectral.real %b : tensor<3x16x32xcomplex<f32>>
+  return %y, %i : tensor<3x16x32xf32>, tensor<3x24xi64>
+}
+
+// -----
+
+// Along one axis the image is a row (H = 1) and no reshape is needed.
+// CHECK-LABEL: func.func @topk_of_rows
+// CHECK:         spectral.fusion
+// CHECK-NEXT:    ^bb0
+// CHECK-NEXT:      spectral.fft
+// CHECK-NEXT:      spectral.topk_modes
+// CHECK-NEXT:      spectral.yield
+func.func @topk_of_rows(%x: tensor<8x64xcomplex<f32>>) -> (tensor<8x4xcomplex<f32>>, tensor<8x4xi64>) {
+  %s = spectral.fft %x axes [1] : tensor<8x64xcomplex<f32>>
+  %v, %i = spectral.topk_modes %s k 4 : tensor<8x64xcomplex<f32>>
+  return %v, %i : tensor<8x4xcomplex<f32>>, tensor<8x4xi64>
+}
+
+// -----
+
+// Not folded, and the remarks say why: a flat top-k over two images, and an
+// image too large for one block.
+// CHECK-LABEL: func.func @sparse_refused
+// CHECK-NEXT:    spectral.fft
+// CHECK-NEXT:    spectral.topk_modes
+// CHECK-NEXT:    spectral.fft
+// CHECK-NEXT:    spectral.fusion
+// CHECK-NOT:       spectral.fft
+// CHECK:         spectral.scatter
+// CHECK-NEXT:    spectral.fusion
+func.func @sparse_refused(%x: tensor<2x8x8xcomplex<f32>>, %big: tensor<128x128xcomplex<f32>>)
+    -> (tensor<6xcomplex<f32>>, tensor<128x128xcomplex<f32>>) {
+  // expected-remark-re @below {{consumer 'spectral.topk_modes' ({{.*}}its modes are not ranked in the transform's store: its rows (128 modes) are not the transform's images (8 x 8)}}
+  %s = spectral.fft %x axes [1, 2] : tensor<2x8x8xcomplex<f32>>
+  %v, %i = spectral.topk_modes %s k 6 flat : tensor<2x8x8xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.reshape' ({{.*}}its modes are not ranked in the transform's store: an image of 128 x 128 does not fit one block's shared memory (44 KiB)}}
+  %t = spectral.fft %big axes [0, 1] : tensor<128x128xcomplex<f32>>
+  %flat = spectral.reshape %t : tensor<128x128xcomplex<f32>> -> tensor<16384xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.scatter' ({{.*}}takes no fused stores}}
+  %w, %j = spectral.topk_modes %flat k 6 : tensor<16384xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.reshape' ({{.*}}the scatter is not built in the inverse's load: an image of 128 x 128 does not fit one block's shared memory (44 KiB)}}
+  %d = spectral.scatter %w, %j : tensor<6xcomplex<f32>>, tensor<6xi64> -> tensor<16384xcomplex<f32>>
+  %grid = spectral.reshape %d : tensor<16384xcomplex<f32>> -> tensor<128x128xcomplex<f32>>
+  %b = spectral.ifft %grid axes [0, 1] : tensor<128x128xcomplex<f32>>
+  return %v, %b : tensor<6xcomplex<f32>>, tensor<128x128xcomplex<f32>>
+}

@@ -66,7 +66,7 @@ func.func @wide(%x: tensor<3x4xcomplex<f64>>) -> tensor<3x4xcomplex<f64>> {
 // NOFILE: argument #0: {{.*}}nothing.npy: {{.*}}No such file or directory
 
 // RUN: not spectral-run %s --function=nope 2>&1 | FileCheck %s --check-prefix=NOFUNC
-// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @giant @beyond @wide_ints @ints_back @huge_integer)
+// NOFUNC: has no function @nope (it has: @constants @long @identity @double @wide @out_of_range @scatter_out_of_range @giant @beyond @wide_ints @ints_back @huge_integer)
 
 // RUN: not spectral-run %s --function=double --random-inputs --output=@%t/a.npy --output=@%t/b.npy 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=OUTS
@@ -82,6 +82,19 @@ func.func @out_of_range() -> tensor<1xf32> {
   %i = spectral.constant dense<[9]> : tensor<1xi64>
   %y = spectral.gather %x[%i] : tensor<4xf32>, tensor<1xi64>
   return %y : tensor<1xf32>
+}
+
+// A scatter built in the load of the inverse FFT it feeds (one kernel) reports
+// its bad index from there, at the first position (row 1, slot 0).
+// RUN: not spectral-run %s --function=scatter_out_of_range --random-inputs --device=host 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=SCATTER
+// SCATTER: error: spectral.scatter ({{.*}}spectral-run.mlir:[[@LINE+3]]:8), spectral.reshape ({{.*}}), spectral.ifft ({{.*}}): index out of range [0, 16) (-1 marks an empty slot) (at position 3)
+func.func @scatter_out_of_range(%v: tensor<2x3xcomplex<f32>>) -> tensor<2x4x4xcomplex<f32>> {
+  %i = spectral.constant dense<[[0, 5, -1], [16, 2, -7]]> : tensor<2x3xi64>
+  %d = spectral.scatter %v, %i : tensor<2x3xcomplex<f32>>, tensor<2x3xi64> -> tensor<2x16xcomplex<f32>>
+  %g = spectral.reshape %d : tensor<2x16xcomplex<f32>> -> tensor<2x4x4xcomplex<f32>>
+  %y = spectral.ifft %g axes [1, 2] : tensor<2x4x4xcomplex<f32>>
+  return %y : tensor<2x4x4xcomplex<f32>>
 }
 
 // Devices, validation and benchmarks.

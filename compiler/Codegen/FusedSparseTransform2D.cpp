@@ -1,0 +1,239 @@
+//===- FusedSparseTransform2D.cpp - top-k in a transform's store, scatter in an inverse's load ===//
+//
+// A spectral.fusion region holding a complex fft of one image per block and
+// the top-k of each image's modes (fusion::topkStoreRefusal), or a scatter
+// of each image's modes and the ifft that reads it (fusion::scatterLoadRefusal),
+// runs as one fft_complex2d.cuh kernel, a block per image:
+//
+// - fft2_topk_block: the ops before the fft compute the image in the Load;
+//   the spectrum stays in shared memory, is ranked there, and only the k
+//   modes' values and indices are written (instead of the whole spectrum
+//   going through global memory to a top-k kernel).
+// - scatter_ifft2_block: the ops before the scatter compute its values in
+//   the Load; the image's spectrum is built from them in shared memory and
+//   transformed back; the ops after the ifft compute the region's yields
+//   from each output (the epilogue), as the other fused transforms do.
+//
+// Anything else returns false before the Program changes.
+//
+//===----------------------------------------------------------------------===//
+#include "compiler/Codegen/CodegenUtil.h"
+#include "compiler/Codegen/FusedReductions.h"
+#include "compiler/Codegen/FusedRegion.h"
+#include "compiler/Codegen/FusedTransforms.h"
+#include "compiler/Codegen/Transforms.h"
+#include "compiler/Fusion/OpKinds.h"
+#include "compiler/Planning/FftTables.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+namespace sp = mlir::spectral;
+
+namespace spectral::codegen {
+namespace {
+
+/// What both kernels share: the image's shape as text, the tables' buffers
+/// and parameters, the includes and definitions their ends need.
+struct ImageKernel {
+  const fusion::SparseImageTransform &chain;
+  std::string c, t, h, w, k;
+  std::vector<std::string> params;
+  std::vector<StepArg> args;
+  std::string includes, definitions;
+  int64_t tableBytes = 0;
+
+  explicit ImageKernel(const fusion::SparseImageTransform &chain)
+      : chain(chain), c(chain.shape.wide ? "spectral_fft::cplx<double>" : "spectral_fft::cplx<float>"),
+        t(chain.shape.wide ? "double" : "float"), h(str(chain.shape.h)), w(str(chain.shape.w)),
+        k(str(chain.k)) {}
+
+  /// Adds an end's parameters, arguments, header and definition.
+  void take(const ElementEnd &end) {
+    params.insert(params.end(), end.params.begin(), end.params.end());
+    args.insert(args.end(), end.args.begin(), end.args.end());
+    if (!end.include.empty() && includes.find(end.include) == std::string::npos)
+      includes += "#include \"" + end.include + "\"\n";
+    if (definitions.find(end.definition) == std::string::npos) definitions += end.definition;
+  }
+
+  /// The twiddle tables (W entries of w_W, H of w_H) and the norm factor,
+  /// the entry's last parameters.
+  void addTablesAndFactor(CodegenContext &context, double factor) {
+    ProgramBuilder &builder = context.builder;
+    const std::string suffix = chain.shape.wide ? "_f64" : "_f32";
+    for (auto [n, name] : {std::pair{chain.shape.w, "twiddles_w"}, {chain.shape.h, "twiddles_h"}}) {
+      int table = builder.addComplexTable("fft_twiddles_" + str(n) + suffix,
+                                          planning::fftTwiddles(n, n), chain.shape.wide);
+      params.push_back("const " + c + "* __restrict__ " + name);
+      args.push_back(StepArg::of_buffer(table));
+      tableBytes += bytesOf(context, table);
+    }
+    params.push_back("double factor");
+    args.push_back(StepArg::f64(factor));
+  }
+
+  /// Adds the kernel of `entry` running `body` and launches it, a block per
+  /// image; `error` is the launch's error word (or -1) and `why` its message.
+  void launch(CodegenContext &context, const std::string &entry, const std::string &functors,
+              const std::string &body, const std::string &where, int64_t bytesRead,
+              int64_t bytesWritten, bool scatter, int error = -1, std::string why = {}) {
+    KernelSource unit = boundedUnit("fft_complex2d.cuh", entry, int(chain.shape.threads),
+                                    llvm::join(params, ", "), body,
+                                    includes + "\nnamespace {\n" + definitions + functors +
+                                        "}  // namespace\n\n");
+    ProgramBuilder &builder = context.builder;
+    int kernel = builder.addKernel(unit, where, bytesRead + tableBytes, bytesWritten);
+    builder.launch(kernel, {uint32_t(chain.shape.images), 1, 1},
+                   {uint32_t(chain.shape.threads), 1, 1}, uint32_t(chain.shape.sharedBytes(scatter)),
+                   std::move(args), where, error, std::move(why));
+  }
+};
+
+/// "a, b, c": the ops a kernel computes, as steps name them.
+std::string describeAll(llvm::ArrayRef<std::string> parts) {
+  std::vector<std::string> kept;
+  for (const std::string &part : parts)
+    if (!part.empty()) kept.push_back(part);
+  return llvm::join(kept, ", ");
+}
+
+std::string describeChain(const fusion::SparseImageTransform &chain) {
+  std::vector<Operation *> ops = {chain.transform, chain.sparse};
+  if (chain.reshape) ops.push_back(chain.reshape);
+  llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  std::vector<std::string> names;
+  for (Operation *op : ops) names.push_back(CodegenContext::describe(op));
+  return describeAll(names);
+}
+
+/// fft (its operand computed by the ops before it) -> reshape -> topk_modes.
+llvm::Expected<bool> lowerTopkStore(CodegenContext &context, sp::FusionOp fusion,
+                                    llvm::ArrayRef<Operation *> ops,
+                                    const fusion::SparseImageTransform &chain) {
+  auto topk = cast<sp::TopkModesOp>(chain.sparse);
+  std::vector<Operation *> before;
+  for (Operation *op : ops) {
+    if (op == chain.transform || op == chain.reshape || op == chain.sparse) continue;
+    if (!isElementwiseOp(op) || chain.transform->isBeforeInBlock(op)) return false;
+    before.push_back(op);
+  }
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  for (Value value : yield.getValues())
+    if (value != topk.getValues() && value != topk.getIndices()) return false;
+  std::optional<double> factor = plainNormFactor(context, chain.transform);
+  if (!factor) return false;
+  ImageKernel kernel(chain);
+  std::optional<ElementEnd> load =
+      operandEnd(context, before, chain.transform->getOperand(0), "x", "X");
+  if (!load) return false;
+
+  // The results: the region's outputs, or scratch for one nothing reads.
+  std::vector<int> outputs = fusionOutputs(context, fusion);
+  int buffers[2] = {-1, -1};
+  for (auto [value, buffer] : llvm::zip(yield.getValues(), outputs))
+    buffers[value == topk.getIndices()] = buffer;
+  const int64_t slots = cast<ShapedType>(topk.getValues().getType()).getNumElements();
+  if (buffers[0] < 0) buffers[0] = context.newScratch(topk, dtypeOf(topk.getValues().getType()), slots);
+  if (buffers[1] < 0) buffers[1] = context.newScratch(topk, DType::kInt64, slots);
+
+  kernel.take(*load);
+  kernel.params.push_back(kernel.c + "* __restrict__ values");
+  kernel.params.push_back("long long* __restrict__ indices");
+  for (int buffer : buffers) kernel.args.push_back(StepArg::of_buffer(buffer));
+  kernel.addTablesAndFactor(context, *factor);
+  std::string functors =
+      offsetLoadFunctor("XLoad", *load, kernel.c, "int image, int r, int col",
+                        "((long long)image * " + kernel.h + " + r) * " + kernel.w + " + col");
+  std::string body = "  SPECTRAL_DYNAMIC_SHARED(" + kernel.c + ", shared);\n"
+                     "  spectral_fft::fft2_topk_block<" + kernel.h + ", " + kernel.w + ", " +
+                     str(chain.shape.threads) + ", " + kernel.t +
+                     ">(shared, twiddles_w, twiddles_h, (" + kernel.t + ")factor, " + kernel.k +
+                     ", XLoad{" + load->init + "}, spectral_sparse::ByMagnitudeStore<" + kernel.c +
+                     " >{values, indices, " + kernel.k + "});\n";
+  std::string entry = "fft2_topk_" + std::string(shortName(dtypeOf(topk.getValues().getType()))) +
+                      "_" + kernel.h + "x" + kernel.w + "_k" + kernel.k + load->tag;
+  kernel.launch(context, entry, functors, body, describeAll({load->ops, describeChain(chain)}),
+                load->bytes, bytesOf(context, buffers[0]) + bytesOf(context, buffers[1]), false);
+  return true;
+}
+
+/// scatter (its values computed by the ops before it) -> reshape -> ifft ->
+/// the ops after it, in the store.
+llvm::Expected<bool> lowerScatterLoad(CodegenContext &context, sp::FusionOp fusion,
+                                      llvm::ArrayRef<Operation *> ops,
+                                      const fusion::SparseImageTransform &chain) {
+  auto scatter = cast<sp::ScatterOp>(chain.sparse);
+  std::vector<Operation *> before, after;
+  for (Operation *op : ops) {
+    if (op == chain.transform || op == chain.reshape || op == chain.sparse) continue;
+    if (!isElementwiseOp(op)) return false;
+    if (op->isBeforeInBlock(scatter)) before.push_back(op);
+    else if (chain.transform->isBeforeInBlock(op)) after.push_back(op);
+    else return false;
+  }
+  auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
+  std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
+  Value result = chain.transform->getResult(0);
+  std::optional<double> factor = plainNormFactor(context, chain.transform);
+  if (!factor || !readableAsIs(context, scatter.getIndices())) return false;
+  ImageKernel kernel(chain);
+  std::optional<ElementEnd> load = operandEnd(context, before, scatter.getValues(), "v", "V");
+  if (!load) return false;
+  std::optional<StoreGroup> stored = renderStore(context, after, yielded, result, "i");
+  if (!stored) return false;
+
+  if (llvm::Error error = giveBuffers(context, {scatter.getIndices()})) return error;
+  std::vector<int> outputs = fusionOutputs(context, fusion);
+  ElementEnd store = stored->group ? fusedStore(context, *stored->group, stored->ops, outputs)
+                                   : bufferStore(context, "out", outputs[0]);
+  int indices = context.bufferOf(scatter.getIndices());
+  int error = context.newScratch(scatter, DType::kInt64, 1);
+  kernel.take(*load);
+  kernel.params.push_back("const long long* __restrict__ indices");
+  kernel.args.push_back(StepArg::of_buffer(indices));
+  kernel.take(store);
+  kernel.addTablesAndFactor(context, *factor);
+  kernel.params.push_back("unsigned long long* error");
+  kernel.args.push_back(StepArg::of_buffer(error));
+  std::string functors =
+      offsetLoadFunctor("VLoad", *load, kernel.c, "long long row, long long j",
+                        "row * " + kernel.k + " + j") +
+      "struct YStore {\n" + store.members + "  double factor;\n"
+      "  __device__ __forceinline__ void operator()(int image, int r, int col, " + kernel.c +
+      " value) const {\n    const long long i = ((long long)image * " + kernel.h + " + r) * " +
+      kernel.w + " + col;\n    const " + kernel.c + " a = spectral_fft::scale(value, (" + kernel.t +
+      ")factor);\n" + store.code + "  }\n};\n";
+  std::string body = "  SPECTRAL_DYNAMIC_SHARED(" + kernel.c + ", shared);\n"
+                     "  spectral_fft::scatter_ifft2_block<" + kernel.h + ", " + kernel.w + ", " +
+                     str(chain.shape.threads) + ", " + kernel.t + ">(shared, indices, " + kernel.k +
+                     ", twiddles_w, twiddles_h, VLoad{" + load->init + "}, YStore{" + store.init +
+                     ", factor}, error);\n";
+  std::string entry = "scatter_ifft2_" +
+                      std::string(shortName(dtypeOf(scatter.getValues().getType()))) + "_" +
+                      kernel.h + "x" + kernel.w + "_k" + kernel.k + load->tag + store.tag;
+  kernel.launch(context, entry, functors, body,
+                describeAll({load->ops, describeChain(chain), store.ops}),
+                load->bytes + bytesOf(context, indices), store.bytes, true, error,
+                "index out of range [0, " + str(chain.shape.h * chain.shape.w) +
+                    ") (-1 marks an empty slot)");
+  return true;
+}
+
+} // namespace
+
+llvm::Expected<bool> lowerFusedSparseTransform2D(CodegenContext &context, sp::FusionOp fusion,
+                                                 llvm::ArrayRef<Operation *> ops) {
+  for (Operation *op : ops) {
+    fusion::SparseImageTransform chain;
+    if (isa<sp::FftOp>(op) && fusion::topkStoreRefusal(op, &chain).empty() &&
+        llvm::is_contained(ops, chain.sparse))
+      return lowerTopkStore(context, fusion, ops, chain);
+    if (isa<sp::ScatterOp>(op) && fusion::scatterLoadRefusal(op, &chain).empty() &&
+        llvm::is_contained(ops, chain.transform))
+      return lowerScatterLoad(context, fusion, ops, chain);
+  }
+  return false;
+}
+
+} // namespace spectral::codegen

@@ -1,0 +1,289 @@
+// fft_complex2d.cuh on HostDevice: the complex FFT of one image per block
+// with the top-k of its modes in the store, checked against FFTW (double)
+// and the ranking it implies; and a scatter of sparse modes (duplicates,
+// empty slots, indices in any order) in the load of the inverse, checked
+// against a sequential sum in slot order transformed back by FFTW, with bad
+// indices reported at their lowest position. Every unit also compiles with
+// NVRTC for sm_80 and sm_90 without spills.
+#include "tests/unit/kernels_templates/kernel_test_util.h"
+
+#include "compiler/Planning/FftTables.h"
+#include "runtime/device/cuda/nvrtc_compiler.h"
+
+#include <fftw3.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <random>
+
+namespace spectral::testing {
+namespace {
+
+using cfloat = std::complex<float>;
+using cdouble = std::complex<double>;
+
+/// An image shape and what one test launch does with it.
+struct ImageCase {
+  int h, w, images, k;
+};
+
+std::string case_name(const ::testing::TestParamInfo<ImageCase>& info) {
+  const ImageCase& c = info.param;
+  return std::to_string(c.images) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) + "_k" +
+         std::to_string(c.k);
+}
+
+/// The block as fusion sizes it (OpKinds.cpp complexTransform2DRefusal):
+/// enough threads for every row's or every column's transform at once, in
+/// warps, at most 256.
+struct Block {
+  int threads, rows_at_once;
+};
+
+Block block_for(const ImageCase& c) {
+  const int row = int(planning::stockhamThreads(c.w)), col = int(planning::stockhamThreads(c.h));
+  const int wanted = std::max(row * c.h, col * c.w);
+  const int threads = std::min(256, std::max(32, (wanted + 31) / 32 * 32));
+  return {threads, std::min(c.h, threads / row)};
+}
+
+/// The columns, then the rows in flight or the scatter's stamps.
+size_t shared_bytes(const ImageCase& c, bool scatter) {
+  const size_t rows = size_t(block_for(c).rows_at_once * c.w) * sizeof(cfloat);
+  const size_t stamps = scatter ? size_t(c.h * c.w) * 8 : 0;
+  return size_t(c.h * c.w) * sizeof(cfloat) + std::max(rows, stamps);
+}
+
+std::map<std::string, std::string> unit_values(const ImageCase& c, const std::string& entry) {
+  return {{"$H", std::to_string(c.h)},
+          {"$W", std::to_string(c.w)},
+          {"$T", std::to_string(block_for(c).threads)},
+          {"$E", entry + "_" + std::to_string(c.h) + "x" + std::to_string(c.w)}};
+}
+
+const char* const kPrelude =
+    "#include \"common.cuh\"\n"
+    "#include \"fft_complex2d.cuh\"\n"
+    "using spectral_fft::cplx;\n";
+
+/// Images from x, the top-k of each one's scaled spectrum into values and
+/// indices.
+KernelSource topk_unit(const ImageCase& c) {
+  return {fill(std::string(kPrelude) +
+                   "struct XLoad {\n  const cplx<float>* x;\n"
+                   "  __device__ cplx<float> operator()(int image, int r, int col) const {\n"
+                   "    return x[((long long)image * $H + r) * $W + col];\n  }\n};\n"
+                   "extern \"C\" __global__ void $E(const cplx<float>* x, cplx<float>* values,\n"
+                   "    long long* indices, const cplx<float>* tw_w, const cplx<float>* tw_h,\n"
+                   "    float factor, long long k) {\n"
+                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
+                   "  spectral_fft::fft2_topk_block<$H, $W, $T, float>(shared, tw_w, tw_h, factor,\n"
+                   "      k, XLoad{x}, spectral_sparse::ByMagnitudeStore<cplx<float>>{values,\n"
+                   "      indices, k});\n}\n",
+               unit_values(c, "fft2_topk")),
+          fill("$E", unit_values(c, "fft2_topk")),
+          {}};
+}
+
+/// Sparse rows [images, k] scattered into images, transformed back into y.
+KernelSource scatter_unit(const ImageCase& c) {
+  return {fill(std::string(kPrelude) +
+                   "struct VLoad {\n  const cplx<float>* v;\n  long long k;\n"
+                   "  __device__ cplx<float> operator()(long long row, long long j) const {\n"
+                   "    return v[row * k + j];\n  }\n};\n"
+                   "struct YStore {\n  cplx<float>* y;\n"
+                   "  __device__ void operator()(int image, int r, int col, cplx<float> value) const {\n"
+                   "    y[((long long)image * $H + r) * $W + col] = value;\n  }\n};\n"
+                   "extern \"C\" __global__ void $E(const cplx<float>* v, const long long* indices,\n"
+                   "    long long k, cplx<float>* y, const cplx<float>* tw_w, const cplx<float>* tw_h,\n"
+                   "    unsigned long long* error) {\n"
+                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
+                   "  spectral_fft::scatter_ifft2_block<$H, $W, $T, float>(shared, indices, k, tw_w,\n"
+                   "      tw_h, VLoad{v, k}, YStore{y}, error);\n}\n",
+               unit_values(c, "scatter_ifft2")),
+          fill("$E", unit_values(c, "scatter_ifft2")),
+          {}};
+}
+
+std::vector<cfloat> twiddles(int n) { return to_float(planning::fftTwiddles(n, n)); }
+
+std::vector<cfloat> random_complex(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<cfloat> x(count);
+  for (cfloat& v : x) v = {uniform(rng), uniform(rng)};
+  return x;
+}
+
+/// FFTW's unnormalized DFT of each image (its last two axes; one row when
+/// h is 1), in double.
+std::vector<cdouble> fftw_images(const std::vector<cdouble>& x, const ImageCase& c, bool forward) {
+  std::vector<cdouble> data = x;
+  int dims[2] = {c.h, c.w};
+  auto* p = reinterpret_cast<fftw_complex*>(data.data());
+  fftw_plan plan = fftw_plan_many_dft(2, dims, c.images, p, nullptr, 1, c.h * c.w, p, nullptr, 1,
+                                      c.h * c.w, forward ? FFTW_FORWARD : FFTW_BACKWARD,
+                                      FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  return data;
+}
+
+double largest(const std::vector<cdouble>& values) {
+  double most = 0;
+  for (const cdouble& v : values) most = std::max(most, std::abs(v));
+  return most;
+}
+
+/// `got` is FFTW's unnormalized inverse of each image's dense sum, in slot
+/// order, of values v at `slots` (those outside [0, H * W) skipped).
+void expect_inverse_of_scatter(const std::vector<cfloat>& got, const std::vector<cfloat>& v,
+                               const std::vector<int64_t>& slots, const ImageCase& c) {
+  const int64_t n = int64_t(c.h) * c.w, k = c.k;
+  std::vector<cdouble> dense(c.images * n);
+  for (int image = 0; image < c.images; ++image)
+    for (int64_t j = 0; j < k; ++j)
+      if (const int64_t i = slots[image * k + j]; i >= 0 && i < n)
+        dense[image * n + i] += cdouble(v[image * k + j]);
+  std::vector<cdouble> want = fftw_images(dense, c, false);
+  const double tolerance = 1e-5 * std::max(1.0, largest(want));
+  for (int64_t i = 0; i < c.images * n; ++i)
+    ASSERT_LE(std::abs(cdouble(got[i]) - want[i]), tolerance) << "element " << i;
+}
+
+class FftImage : public ::testing::TestWithParam<ImageCase> {};
+
+/// The k modes written are the k largest of FFTW's spectrum (up to float
+/// rounding: none left out is larger than one taken by more than it), in
+/// ascending index order, with FFTW's values.
+TEST_P(FftImage, TopkOfTheSpectrumMatchesFftw) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w, k = c.k;
+  std::vector<cfloat> x = random_complex(c.images * n, uint64_t(n * 31 + k));
+  const float factor = float(1.0 / std::sqrt(double(n)));
+  Buffer in(x), values{std::vector<cfloat>(c.images * k)},
+      indices{std::vector<int64_t>(c.images * k)}, tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  float f = factor;
+  launch(topk_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(block_for(c).threads), 1, 1},
+         shared_bytes(c, false),
+         {&in.get(), &values.get(), &indices.get(), &tw_w.get(), &tw_h.get(), &f, (void*)&k});
+  std::vector<cfloat> got_values = values.read<cfloat>();
+  std::vector<int64_t> got_indices = indices.read<int64_t>();
+  std::vector<cdouble> want = fftw_images(std::vector<cdouble>(x.begin(), x.end()), c, true);
+  for (cdouble& v : want) v *= double(factor);
+  const double tolerance = 1e-5 * largest(want);
+  for (int image = 0; image < c.images; ++image) {
+    const cdouble* spectrum = want.data() + image * n;
+    std::vector<bool> taken(n, false);
+    double smallest_taken = INFINITY;
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t index = got_indices[image * k + j];
+      ASSERT_TRUE(index >= 0 && index < n) << "image " << image << " slot " << j << ": " << index;
+      if (j > 0) {
+        ASSERT_LT(got_indices[image * k + j - 1], index) << "image " << image;
+      }
+      taken[index] = true;
+      smallest_taken = std::min(smallest_taken, std::abs(spectrum[index]));
+      EXPECT_LE(std::abs(cdouble(got_values[image * k + j]) - spectrum[index]), tolerance)
+          << "image " << image << " mode " << index;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (!taken[i]) {
+        EXPECT_LE(std::abs(spectrum[i]), smallest_taken + tolerance)
+            << "image " << image << ": mode " << i << " left out";
+      }
+    }
+  }
+}
+
+/// Slots in any order, some repeated (added in slot order), some empty
+/// (-1): the inverse of the dense sum, as FFTW gives it.
+TEST_P(FftImage, ScatterIntoTheInverseMatchesFftw) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w, k = c.k;
+  std::mt19937_64 rng(uint64_t(n * 17 + k));
+  std::uniform_int_distribution<int64_t> index(-1, n - 1);
+  std::vector<int64_t> slots(c.images * k);
+  for (int64_t& s : slots) s = index(rng);
+  if (k > 1) slots[1] = slots[0];  // a repeated index
+  std::vector<cfloat> v = random_complex(c.images * k, uint64_t(k * 5 + n));
+  Buffer values(v), indices(slots), out{std::vector<cfloat>(c.images * n)},
+      error{std::vector<uint64_t>(1, 0)}, tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  launch(scatter_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(block_for(c).threads), 1, 1},
+         shared_bytes(c, true),
+         {&values.get(), &indices.get(), (void*)&k, &out.get(), &tw_w.get(), &tw_h.get(),
+          &error.get()});
+  EXPECT_EQ(error.read<uint64_t>()[0], 0u);
+  expect_inverse_of_scatter(out.read<cfloat>(), v, slots, c);
+}
+
+/// An index past the image or below -1 is skipped and reported: the error
+/// word holds ~(the lowest such position of all the images' slots).
+TEST_P(FftImage, ScatterReportsTheFirstBadIndex) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w, k = c.k;
+  ASSERT_GE(c.images * k, 2) << "two bad slots";
+  std::vector<int64_t> slots(c.images * k, 0);
+  const int64_t first = c.images * k - 2;
+  slots[first] = n;       // one past the image
+  slots[first + 1] = -2;  // below the empty slot
+  std::vector<cfloat> v = random_complex(c.images * k, uint64_t(k + n));
+  Buffer values(v), indices(slots), out{std::vector<cfloat>(c.images * n)},
+      error{std::vector<uint64_t>(1, 0)}, tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  launch(scatter_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(block_for(c).threads), 1, 1},
+         shared_bytes(c, true),
+         {&values.get(), &indices.get(), (void*)&k, &out.get(), &tw_w.get(), &tw_h.get(),
+          &error.get()});
+  EXPECT_EQ(error.read<uint64_t>()[0], ~uint64_t(first));
+  expect_inverse_of_scatter(out.read<cfloat>(), v, slots, c);  // the good slots still count
+}
+
+/// No slots: every image is zeros, whatever an earlier launch left in the
+/// blocks' shared memory (the zeros must all be written before any column
+/// is transformed).
+TEST_P(FftImage, ScatterOfNoSlotsGivesZeros) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w;
+  int64_t k = c.k;
+  Buffer values(random_complex(c.images * k, 3)), indices{std::vector<int64_t>(c.images * k, 1)},
+      out{std::vector<cfloat>(c.images * n)}, error{std::vector<uint64_t>(1, 0)},
+      tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  std::vector<void*> args = {&values.get(), &indices.get(), (void*)&k,    &out.get(),
+                             &tw_w.get(),   &tw_h.get(),    &error.get()};
+  const Dim3 grid{uint32_t(c.images), 1, 1}, block{uint32_t(block_for(c).threads), 1, 1};
+  launch(scatter_unit(c), grid, block, shared_bytes(c, true), args);  // leaves a spectrum behind
+  k = 0;
+  launch(scatter_unit(c), grid, block, shared_bytes(c, true), args);
+  for (const cfloat& v : out.read<cfloat>()) ASSERT_EQ(v, cfloat(0, 0));
+}
+
+std::vector<ImageCase> image_cases() {
+  return {
+      {16, 32, 3, 24},  // the sparse spectral filter of tests/e2e
+      {1, 64, 5, 4},    // along one axis: each row an image
+      {12, 10, 2, 7},   // factors 2, 3, 5
+      {7, 9, 2, 63},    // odd lengths, every mode taken
+      {32, 32, 1, 100},
+      {48, 48, 1, 32},  // the largest f32 image fusion gives one block
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, FftImage, ::testing::ValuesIn(image_cases()), case_name);
+
+class FftImageNvrtc : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(FftImageNvrtc, CompilesToCubinWithoutSpills) {
+  NvrtcOptions options;
+  options.arch = GetParam();
+  for (const ImageCase& c : image_cases()) {
+    expect_clean_cubin(topk_unit(c), options, block_for(c).threads);
+    expect_clean_cubin(scatter_unit(c), options, block_for(c).threads);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, FftImageNvrtc, ::testing::Values("sm_80", "sm_90"));
+
+}  // namespace
+}  // namespace spectral::testing
