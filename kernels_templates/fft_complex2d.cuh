@@ -16,6 +16,9 @@
 //   magnitude of the image (the dialect's order: topk_modes of the image
 //   flattened to H * W, ties to the lower index) are ranked in shared memory
 //   by topk_row and only they are written, as values and flat indices.
+// - fft2_gather_block: the forward transform, then only the modes at given
+//   indices are written (gather's zero for an empty slot, an index outside
+//   [-1, H * W) reported through the error word).
 // - scatter_ifft2_block: the image is zeros with the k sparse values added
 //   at their flat indices (scatter's sum in slot order, an index outside
 //   [-1, H * W) reported through the error word), then transformed back.
@@ -131,7 +134,7 @@ __device__ void fft2_topk_block(cplx<T>* shared, const cplx<T>* __restrict__ twi
       blockIdx.x, (long long)H * W, k, nullptr, SpectrumModes<H, W, T>{shared, factor}, store);
 }
 
-/// Where scatter_into adds flat element i = r * W + c: its bin in columns.
+/// Where flat element i = r * W + c of an image lies in columns: its bin.
 template <int H, int W>
 struct InColumns {
   __device__ __forceinline__ long long operator()(long long i) const {
@@ -139,6 +142,30 @@ struct InColumns {
     return (i - r * W) * H + r;
   }
 };
+
+/// The forward transform of image blockIdx.x scaled by `factor`, of which
+/// only the modes at indices[image * k + j] (flat, r * W + c) are written:
+/// store(image, j, value) for j in [0, k), zero for an empty slot (-1). An
+/// index outside [-1, H * W) is reported through `error`
+/// (spectral_sparse::report_bad_index) and gives zero. Tables as
+/// fft2_topk_block's.
+template <int H, int W, int THREADS, typename T, typename Load, typename Store>
+__device__ void fft2_gather_block(cplx<T>* shared, const cplx<T>* __restrict__ twiddles_w,
+                                  const cplx<T>* __restrict__ twiddles_h, T factor,
+                                  const long long* __restrict__ indices, long long k, Load load,
+                                  Store store, unsigned long long* error) {
+  fft2_into_columns<H, W, THREADS>(shared, twiddles_w, twiddles_h, load);
+  const long long image = blockIdx.x;
+  for (long long j = threadIdx.x; j < k; j += THREADS) {
+    const long long index = indices[image * k + j];
+    cplx<T> value = make_cplx<T>(T(0), T(0));
+    if (index >= 0 && index < (long long)H * W)
+      value = scale(shared[InColumns<H, W>{}(index)], factor);
+    else if (index != spectral_sparse::kEmptySlot)
+      spectral_sparse::report_bad_index(error, image * k + j);
+    store(image, j, value);
+  }
+}
 
 /// Image blockIdx.x is zeros with values(image, j) added at indices[image *
 /// k + j] (flat, r * W + c; -1 skipped) for j in [0, k), transformed back

@@ -1,7 +1,7 @@
 //===- FusedSparseTransform2D.cpp - top-k in a transform's store, scatter in an inverse's load ===//
 //
 // A spectral.fusion region holding a complex fft of one image per block and
-// the top-k of each image's modes (fusion::topkStoreRefusal), or a scatter
+// the top-k or the gather of each image's modes (fusion::sparseStoreRefusal), or a scatter
 // of each image's modes and the ifft that reads it (fusion::scatterLoadRefusal),
 // runs as one fft_complex2d.cuh kernel, a block per image:
 //
@@ -9,6 +9,8 @@
 //   the spectrum stays in shared memory, is ranked there, and only the k
 //   modes' values and indices are written (instead of the whole spectrum
 //   going through global memory to a top-k kernel).
+// - fft2_gather_block: the same, with the k modes at given indices written
+//   (a bad index reported through the launch's error word).
 // - scatter_ifft2_block: the ops before the scatter compute its values in
 //   the Load; the image's spectrum is built from them in shared memory and
 //   transformed back; the ops after the ifft compute the region's yields
@@ -107,11 +109,19 @@ std::string describeChain(const fusion::SparseImageTransform &chain) {
   return describeAll(names);
 }
 
-/// fft (its operand computed by the ops before it) -> reshape -> topk_modes.
-llvm::Expected<bool> lowerTopkStore(CodegenContext &context, sp::FusionOp fusion,
-                                    llvm::ArrayRef<Operation *> ops,
-                                    const fusion::SparseImageTransform &chain) {
-  auto topk = cast<sp::TopkModesOp>(chain.sparse);
+/// The error of a gather's or scatter's bad index, as Sparse.cpp words it.
+std::string outOfImage(const fusion::SparseImageTransform &chain) {
+  return "index out of range [0, " + str(chain.shape.h * chain.shape.w) +
+         ") (-1 marks an empty slot)";
+}
+
+/// fft (its operand computed by the ops before it) -> reshape -> topk_modes
+/// or gather.
+llvm::Expected<bool> lowerSparseStore(CodegenContext &context, sp::FusionOp fusion,
+                                      llvm::ArrayRef<Operation *> ops,
+                                      const fusion::SparseImageTransform &chain) {
+  auto topk = dyn_cast<sp::TopkModesOp>(chain.sparse);
+  auto gather = dyn_cast<sp::GatherOp>(chain.sparse);
   std::vector<Operation *> before;
   for (Operation *op : ops) {
     if (op == chain.transform || op == chain.reshape || op == chain.sparse) continue;
@@ -120,9 +130,9 @@ llvm::Expected<bool> lowerTopkStore(CodegenContext &context, sp::FusionOp fusion
   }
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   for (Value value : yield.getValues())
-    if (value != topk.getValues() && value != topk.getIndices()) return false;
+    if (value.getDefiningOp() != chain.sparse) return false;  // what it picks, as it is
   std::optional<double> factor = plainNormFactor(context, chain.transform);
-  if (!factor) return false;
+  if (!factor || (gather && !readableAsIs(context, gather.getIndices()))) return false;
   ImageKernel kernel(chain);
   std::optional<ElementEnd> load =
       operandEnd(context, before, chain.transform->getOperand(0), "x", "X");
@@ -130,31 +140,54 @@ llvm::Expected<bool> lowerTopkStore(CodegenContext &context, sp::FusionOp fusion
 
   // The results: the region's outputs, or scratch for one nothing reads.
   std::vector<int> outputs = fusionOutputs(context, fusion);
-  int buffers[2] = {-1, -1};
+  std::vector<int> results(chain.sparse->getNumResults(), -1);
   for (auto [value, buffer] : llvm::zip(yield.getValues(), outputs))
-    buffers[value == topk.getIndices()] = buffer;
-  const int64_t slots = cast<ShapedType>(topk.getValues().getType()).getNumElements();
-  if (buffers[0] < 0) buffers[0] = context.newScratch(topk, dtypeOf(topk.getValues().getType()), slots);
-  if (buffers[1] < 0) buffers[1] = context.newScratch(topk, DType::kInt64, slots);
-
+    results[cast<OpResult>(value).getResultNumber()] = buffer;
+  for (auto [number, buffer] : llvm::enumerate(results))
+    if (buffer < 0) {
+      auto type = cast<ShapedType>(chain.sparse->getResult(number).getType());
+      buffer = context.newScratch(chain.sparse, dtypeOf(type), type.getNumElements());
+    }
+  int64_t written = 0;
+  for (int buffer : results) written += bytesOf(context, buffer);
   kernel.take(*load);
-  kernel.params.push_back(kernel.c + "* __restrict__ values");
-  kernel.params.push_back("long long* __restrict__ indices");
-  for (int buffer : buffers) kernel.args.push_back(StepArg::of_buffer(buffer));
+  const std::string dims = kernel.h + ", " + kernel.w + ", " + str(chain.shape.threads) + ", " +
+                           kernel.t;
+  const std::string common = "(shared, twiddles_w, twiddles_h, (" + kernel.t + ")factor, ";
+  const std::string xLoad = "XLoad{" + load->init + "}";
+  const std::string name = std::string(shortName(dtypeOf(chain.transform->getResult(0).getType()))) +
+                           "_" + kernel.h + "x" + kernel.w + "_k" + kernel.k + load->tag;
+  std::string body = "  SPECTRAL_DYNAMIC_SHARED(" + kernel.c + ", shared);\n", entry;
+  int error = -1;
+  int64_t read = load->bytes;
+  if (topk) {
+    kernel.params.push_back(kernel.c + "* __restrict__ values");
+    kernel.params.push_back("long long* __restrict__ indices");
+    for (int buffer : results) kernel.args.push_back(StepArg::of_buffer(buffer));
+    body += "  spectral_fft::fft2_topk_block<" + dims + ">" + common + kernel.k + ", " + xLoad +
+            ", spectral_sparse::ByMagnitudeStore<" + kernel.c + " >{values, indices, " + kernel.k +
+            "});\n";
+    entry = "fft2_topk_" + name;
+  } else {
+    if (llvm::Error failure = giveBuffers(context, {gather.getIndices()})) return failure;
+    int indices = context.bufferOf(gather.getIndices());
+    error = context.newScratch(gather, DType::kInt64, 1);
+    kernel.params.push_back("const long long* __restrict__ indices");
+    kernel.params.push_back(kernel.c + "* __restrict__ out");
+    kernel.params.push_back("unsigned long long* error");
+    for (int buffer : {indices, results[0], error}) kernel.args.push_back(StepArg::of_buffer(buffer));
+    body += "  spectral_fft::fft2_gather_block<" + dims + ">" + common + "indices, " + kernel.k +
+            ", " + xLoad + ", spectral_sparse::RowsStore<" + kernel.c + " >{out, " + kernel.k +
+            "}, error);\n";
+    entry = "fft2_gather_" + name;
+    read += bytesOf(context, indices);
+  }
   kernel.addTablesAndFactor(context, *factor);
   std::string functors =
       offsetLoadFunctor("XLoad", *load, kernel.c, "int image, int r, int col",
                         "((long long)image * " + kernel.h + " + r) * " + kernel.w + " + col");
-  std::string body = "  SPECTRAL_DYNAMIC_SHARED(" + kernel.c + ", shared);\n"
-                     "  spectral_fft::fft2_topk_block<" + kernel.h + ", " + kernel.w + ", " +
-                     str(chain.shape.threads) + ", " + kernel.t +
-                     ">(shared, twiddles_w, twiddles_h, (" + kernel.t + ")factor, " + kernel.k +
-                     ", XLoad{" + load->init + "}, spectral_sparse::ByMagnitudeStore<" + kernel.c +
-                     " >{values, indices, " + kernel.k + "});\n";
-  std::string entry = "fft2_topk_" + std::string(shortName(dtypeOf(topk.getValues().getType()))) +
-                      "_" + kernel.h + "x" + kernel.w + "_k" + kernel.k + load->tag;
   kernel.launch(context, entry, functors, body, describeAll({load->ops, describeChain(chain)}),
-                load->bytes, bytesOf(context, buffers[0]) + bytesOf(context, buffers[1]), false);
+                read, written, false, error, gather ? outOfImage(chain) : "");
   return true;
 }
 
@@ -215,8 +248,7 @@ llvm::Expected<bool> lowerScatterLoad(CodegenContext &context, sp::FusionOp fusi
   kernel.launch(context, entry, functors, body,
                 describeAll({load->ops, describeChain(chain), store.ops}),
                 load->bytes + bytesOf(context, indices), store.bytes, true, error,
-                "index out of range [0, " + str(chain.shape.h * chain.shape.w) +
-                    ") (-1 marks an empty slot)");
+                outOfImage(chain));
   return true;
 }
 
@@ -226,9 +258,9 @@ llvm::Expected<bool> lowerFusedSparseTransform2D(CodegenContext &context, sp::Fu
                                                  llvm::ArrayRef<Operation *> ops) {
   for (Operation *op : ops) {
     fusion::SparseImageTransform chain;
-    if (isa<sp::FftOp>(op) && fusion::topkStoreRefusal(op, &chain).empty() &&
+    if (isa<sp::FftOp>(op) && fusion::sparseStoreRefusal(op, &chain).empty() &&
         llvm::is_contained(ops, chain.sparse))
-      return lowerTopkStore(context, fusion, ops, chain);
+      return lowerSparseStore(context, fusion, ops, chain);
     if (isa<sp::ScatterOp>(op) && fusion::scatterLoadRefusal(op, &chain).empty() &&
         llvm::is_contained(ops, chain.transform))
       return lowerScatterLoad(context, fusion, ops, chain);

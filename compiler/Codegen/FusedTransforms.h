@@ -45,8 +45,8 @@ llvm::Expected<bool> lowerFusedRealTransform2D(CodegenContext &context,
                                                mlir::spectral::FusionOp fusion,
                                                llvm::ArrayRef<mlir::Operation *> ops);
 
-/// Lowers a region of a complex fft of one image per block and the top-k of
-/// each image's modes (fusion::topkStoreRefusal), or of a scatter of each
+/// Lowers a region of a complex fft of one image per block and the top-k or
+/// the gather of each image's modes (fusion::sparseStoreRefusal), or of a scatter of each
 /// image's modes and the ifft reading it (fusion::scatterLoadRefusal), with
 /// elementwise ops computing the fft's operand or the scatter's values and
 /// (after the ifft) the region's yields, as one fft_complex2d.cuh kernel.

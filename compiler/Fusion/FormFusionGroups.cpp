@@ -21,8 +21,9 @@
 //     store of a 2-D rfft of one image per block also takes the slices and
 //     concats that keep each element in its image (mode truncation: only
 //     the kept modes are written; a padding is left to the consumer's load).
-//     Likewise a complex fft of one image per block takes the top-k of each
-//     image's modes (through a reshape flattening the image) into its store,
+//     Likewise a complex fft of one image per block takes the top-k or the
+//     gather of each image's modes (through a reshape flattening the image)
+//     into its store,
 //     and a scatter read by an ifft of one image per block takes that ifft,
 //     the dense spectrum built in its load (OpKinds.h SparseImageTransform).
 //     A row reduction (over the last axis, keepdims) starts a row program
@@ -469,18 +470,19 @@ private:
       atIndex = {conv.irfft->getResult(0)};
     }
     // A complex transform of one image per block whose modes a top-k ranks
-    // keeps its spectrum in shared memory: only the k modes are written.
+    // or a gather picks keeps its spectrum in shared memory: only the k
+    // modes are written.
     // A scatter that an inverse of one image per block reads is built in
     // that inverse's load, and its store goes on from the inverse's result.
     fusion::SparseImageTransform sparse;
-    std::string sparseRefusal = isa<sp::FftOp>(anchor)       ? fusion::topkStoreRefusal(anchor, &sparse)
+    std::string sparseRefusal = isa<sp::FftOp>(anchor)       ? fusion::sparseStoreRefusal(anchor, &sparse)
                                 : isa<sp::ScatterOp>(anchor) ? fusion::scatterLoadRefusal(anchor, &sparse)
                                                              : "not a sparse transform";
     if (sparseRefusal.empty()) {
       if (sparse.reshape) join(group, id, sparse.reshape);
       if (isa<sp::FftOp>(anchor)) {
         join(group, id, sparse.sparse);
-        atIndex.clear();  // values and indices are written as they are
+        atIndex.clear();  // what it picks is written as it is
       } else {
         join(group, id, sparse.transform);
         inverse = sparse.transform;
@@ -488,7 +490,7 @@ private:
       }
     } else if (isa<sp::FftOp>(anchor) && sparse.sparse) {
       refuse(anchor, sparse.reshape ? sparse.reshape : sparse.sparse,
-             "its modes are not ranked in the transform's store: " + sparseRefusal);
+             "its modes are not picked in the transform's store: " + sparseRefusal);
     } else if (isa<sp::ScatterOp>(anchor) && sparse.transform) {
       refuse(anchor, sparse.reshape ? sparse.reshape : sparse.transform,
              "the scatter is not built in the inverse's load: " + sparseRefusal);

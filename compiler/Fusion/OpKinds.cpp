@@ -316,7 +316,7 @@ int64_t denseRowLength(ShapedType dense, ShapedType sparse) {
 
 } // namespace
 
-std::string topkStoreRefusal(Operation *fft, SparseImageTransform *chain) {
+std::string sparseStoreRefusal(Operation *fft, SparseImageTransform *chain) {
   SparseImageTransform c;
   if (!isa<sp::FftOp>(fft)) return "not an fft";
   c.transform = fft;
@@ -325,18 +325,18 @@ std::string topkStoreRefusal(Operation *fft, SparseImageTransform *chain) {
     c.reshape = user;
     user = onlyUser(user->getResult(0));
   }
-  auto topk = dyn_cast_or_null<sp::TopkModesOp>(user);
-  if (!topk) return "the spectrum is not read by one topk_modes alone";
-  c.sparse = topk;
+  if (!isa_and_nonnull<sp::TopkModesOp, sp::GatherOp>(user))
+    return "the spectrum is not read by one topk_modes or gather alone";
+  c.sparse = user;
   if (chain) *chain = c;
   if (std::string why = complexTransform2DRefusal(fft, false, &c.shape); !why.empty()) return why;
-  auto dense = cast<ShapedType>(topk.getX().getType());
-  auto values = cast<ShapedType>(topk.getValues().getType());
-  const int64_t n = denseRowLength(dense, values);
+  auto dense = cast<ShapedType>(user->getOperand(0).getType());
+  auto sparse = cast<ShapedType>(user->getResult(0).getType());  // values, or the gathered
+  const int64_t n = denseRowLength(dense, sparse);
   if (n != c.shape.h * c.shape.w)
     return "its rows (" + std::to_string(n) + " modes) are not the transform's images (" +
            std::to_string(c.shape.h) + " x " + std::to_string(c.shape.w) + ")";
-  c.k = values.getDimSize(values.getRank() - 1);
+  c.k = sparse.getDimSize(sparse.getRank() - 1);
   if (chain) *chain = c;
   return "";
 }

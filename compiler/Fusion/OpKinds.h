@@ -121,22 +121,24 @@ constexpr int64_t kMaxComplexTransform2DThreads = 256;
 /// Below 48 KiB: top-k and its scan take about 1 KiB of static shared memory.
 constexpr int64_t kMaxComplexTransform2DShared = 44 * 1024;
 
-/// A top-k of each image's modes in the store of a complex transform one
-/// block holds (fft, a reshape flattening each image when H > 1, a per-row
-/// topk_modes over H * W), or a scatter of each image's modes in the load of
-/// its inverse (scatter, a reshape back to images, ifft).
+/// A top-k or a gather of each image's modes in the store of a complex
+/// transform one block holds (fft, a reshape flattening each image when
+/// H > 1, a per-row topk_modes or gather over H * W), or a scatter of each
+/// image's modes in the load of its inverse (scatter, a reshape back to
+/// images, ifft).
 struct SparseImageTransform {
   mlir::Operation *transform = nullptr;  // the fft or ifft
   mlir::Operation *reshape = nullptr;    // between it and the sparse op, or null
-  mlir::Operation *sparse = nullptr;     // the topk_modes or scatter
+  mlir::Operation *sparse = nullptr;     // the topk_modes, gather or scatter
   ComplexTransform2D shape;
   int64_t k = 0;                         // modes per image
 };
 
-/// Why the modes of `fft`'s spectrum are not ranked in its store, or empty,
-/// `chain` filled. `chain->sparse` is set whenever a topk_modes reads the
-/// spectrum (through a reshape), so a refusal can name it.
-std::string topkStoreRefusal(mlir::Operation *fft, SparseImageTransform *chain);
+/// Why the modes of `fft`'s spectrum are not picked (ranked by topk_modes,
+/// or gathered) in its store, or empty, `chain` filled. `chain->sparse` is
+/// set whenever such an op reads the spectrum (through a reshape), so a
+/// refusal can name it.
+std::string sparseStoreRefusal(mlir::Operation *fft, SparseImageTransform *chain);
 
 /// Why `scatter`'s dense result is not built in the load of the ifft that
 /// reads it (through a reshape), or empty, `chain` filled. `chain->transform`

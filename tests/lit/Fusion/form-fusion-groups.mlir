@@ -568,6 +568,26 @@ func.func @topk_of_rows(%x: tensor<8x64xcomplex<f32>>) -> (tensor<8x4xcomplex<f3
 
 // -----
 
+// A gather of each image's modes at given indices joins the fft's store the
+// same way; what reads the gathered values stays apart.
+// CHECK-LABEL: func.func @gather_modes
+// CHECK:         %[[G:.*]] = spectral.fusion %{{.*}}, %{{.*}} : (tensor<2x4x8xcomplex<f32>>, tensor<2x3xi64>) -> tensor<2x3xcomplex<f32>> {
+// CHECK:           spectral.fft
+// CHECK-NEXT:      spectral.reshape
+// CHECK-NEXT:      spectral.gather
+// CHECK-NEXT:      spectral.yield
+// CHECK:         spectral.abs %[[G]]
+func.func @gather_modes(%x: tensor<2x4x8xcomplex<f32>>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %s = spectral.fft %x axes [1, 2] : tensor<2x4x8xcomplex<f32>>
+  %rows = spectral.reshape %s : tensor<2x4x8xcomplex<f32>> -> tensor<2x32xcomplex<f32>>
+  // expected-remark-re @below {{consumer 'spectral.abs' ({{.*}}'spectral.gather' ({{.*}}) takes no fused stores}}
+  %g = spectral.gather %rows[%i] : tensor<2x32xcomplex<f32>>, tensor<2x3xi64>
+  %m = spectral.abs %g : tensor<2x3xcomplex<f32>>
+  return %m : tensor<2x3xf32>
+}
+
+// -----
+
 // Not folded, and the remarks say why: a flat top-k over two images, and an
 // image too large for one block.
 // CHECK-LABEL: func.func @sparse_refused
@@ -580,10 +600,10 @@ func.func @topk_of_rows(%x: tensor<8x64xcomplex<f32>>) -> (tensor<8x4xcomplex<f3
 // CHECK-NEXT:    spectral.fusion
 func.func @sparse_refused(%x: tensor<2x8x8xcomplex<f32>>, %big: tensor<128x128xcomplex<f32>>)
     -> (tensor<6xcomplex<f32>>, tensor<128x128xcomplex<f32>>) {
-  // expected-remark-re @below {{consumer 'spectral.topk_modes' ({{.*}}its modes are not ranked in the transform's store: its rows (128 modes) are not the transform's images (8 x 8)}}
+  // expected-remark-re @below {{consumer 'spectral.topk_modes' ({{.*}}its modes are not picked in the transform's store: its rows (128 modes) are not the transform's images (8 x 8)}}
   %s = spectral.fft %x axes [1, 2] : tensor<2x8x8xcomplex<f32>>
   %v, %i = spectral.topk_modes %s k 6 flat : tensor<2x8x8xcomplex<f32>>
-  // expected-remark-re @below {{consumer 'spectral.reshape' ({{.*}}its modes are not ranked in the transform's store: an image of 128 x 128 does not fit one block's shared memory (44 KiB)}}
+  // expected-remark-re @below {{consumer 'spectral.reshape' ({{.*}}its modes are not picked in the transform's store: an image of 128 x 128 does not fit one block's shared memory (44 KiB)}}
   %t = spectral.fft %big axes [0, 1] : tensor<128x128xcomplex<f32>>
   %flat = spectral.reshape %t : tensor<128x128xcomplex<f32>> -> tensor<16384xcomplex<f32>>
   // expected-remark-re @below {{consumer 'spectral.scatter' ({{.*}}takes no fused stores}}

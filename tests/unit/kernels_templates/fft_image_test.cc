@@ -1,6 +1,7 @@
 // fft_complex2d.cuh on HostDevice: the complex FFT of one image per block
 // with the top-k of its modes in the store, checked against FFTW (double)
-// and the ranking it implies; and a scatter of sparse modes (duplicates,
+// and the ranking it implies, or a gather of given modes (bad indices
+// reported); and a scatter of sparse modes (duplicates,
 // empty slots, indices in any order) in the load of the inverse, checked
 // against a sequential sum in slot order transformed back by FFTW, with bad
 // indices reported at their lowest position. Every unit also compiles with
@@ -68,13 +69,16 @@ const char* const kPrelude =
     "#include \"fft_complex2d.cuh\"\n"
     "using spectral_fft::cplx;\n";
 
+/// The images' elements, row-major.
+const char* const kXLoad =
+    "struct XLoad {\n  const cplx<float>* x;\n"
+    "  __device__ cplx<float> operator()(int image, int r, int col) const {\n"
+    "    return x[((long long)image * $H + r) * $W + col];\n  }\n};\n";
+
 /// Images from x, the top-k of each one's scaled spectrum into values and
 /// indices.
 KernelSource topk_unit(const ImageCase& c) {
-  return {fill(std::string(kPrelude) +
-                   "struct XLoad {\n  const cplx<float>* x;\n"
-                   "  __device__ cplx<float> operator()(int image, int r, int col) const {\n"
-                   "    return x[((long long)image * $H + r) * $W + col];\n  }\n};\n"
+  return {fill(std::string(kPrelude) + kXLoad +
                    "extern \"C\" __global__ void $E(const cplx<float>* x, cplx<float>* values,\n"
                    "    long long* indices, const cplx<float>* tw_w, const cplx<float>* tw_h,\n"
                    "    float factor, long long k) {\n"
@@ -84,6 +88,21 @@ KernelSource topk_unit(const ImageCase& c) {
                    "      indices, k});\n}\n",
                unit_values(c, "fft2_topk")),
           fill("$E", unit_values(c, "fft2_topk")),
+          {}};
+}
+
+/// Images from x, the modes of each one's scaled spectrum at indices into out.
+KernelSource gather_unit(const ImageCase& c) {
+  return {fill(std::string(kPrelude) + kXLoad +
+                   "extern \"C\" __global__ void $E(const cplx<float>* x, const long long* indices,\n"
+                   "    long long k, cplx<float>* out, const cplx<float>* tw_w,\n"
+                   "    const cplx<float>* tw_h, float factor, unsigned long long* error) {\n"
+                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
+                   "  spectral_fft::fft2_gather_block<$H, $W, $T, float>(shared, tw_w, tw_h, factor,\n"
+                   "      indices, k, XLoad{x}, spectral_sparse::RowsStore<cplx<float>>{out, k},\n"
+                   "      error);\n}\n",
+               unit_values(c, "fft2_gather")),
+          fill("$E", unit_values(c, "fft2_gather")),
           {}};
 }
 
@@ -198,6 +217,39 @@ TEST_P(FftImage, TopkOfTheSpectrumMatchesFftw) {
   }
 }
 
+/// The modes at indices in any order, some repeated, some empty (-1, zero),
+/// some bad (past the image or below -1: zero, the lowest position
+/// reported), as FFTW's scaled spectrum has them.
+TEST_P(FftImage, GatherOfTheSpectrumMatchesFftw) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w;
+  int64_t k = c.k;
+  std::mt19937_64 rng(uint64_t(n * 13 + k));
+  std::uniform_int_distribution<int64_t> index(-1, n - 1);
+  std::vector<int64_t> slots(c.images * k);
+  for (int64_t& s : slots) s = index(rng);
+  const int64_t bad = c.images * k - 1;
+  slots[bad] = n;
+  if (bad > 0) slots[bad - 1] = -5;  // the lowest bad position
+  std::vector<cfloat> x = random_complex(c.images * n, uint64_t(n + 7 * k));
+  float factor = float(1.0 / std::sqrt(double(n)));
+  Buffer in(x), indices(slots), out{std::vector<cfloat>(c.images * k, cfloat(9, 9))},
+      error{std::vector<uint64_t>(1, 0)}, tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  launch(gather_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(block_for(c).threads), 1, 1},
+         shared_bytes(c, false),
+         {&in.get(), &indices.get(), (void*)&k, &out.get(), &tw_w.get(), &tw_h.get(), &factor,
+          &error.get()});
+  EXPECT_EQ(error.read<uint64_t>()[0], ~uint64_t(bad > 0 ? bad - 1 : bad));
+  std::vector<cdouble> want = fftw_images(std::vector<cdouble>(x.begin(), x.end()), c, true);
+  const double tolerance = 1e-5 * largest(want) * double(factor);
+  std::vector<cfloat> got = out.read<cfloat>();
+  for (int64_t p = 0; p < c.images * k; ++p) {
+    const int64_t i = slots[p];
+    const cdouble expected = i >= 0 && i < n ? want[(p / k) * n + i] * double(factor) : cdouble(0);
+    ASSERT_LE(std::abs(cdouble(got[p]) - expected), tolerance) << "slot " << p << ", index " << i;
+  }
+}
+
 /// Slots in any order, some repeated (added in slot order), some empty
 /// (-1): the inverse of the dense sum, as FFTW gives it.
 TEST_P(FftImage, ScatterIntoTheInverseMatchesFftw) {
@@ -279,6 +331,7 @@ TEST_P(FftImageNvrtc, CompilesToCubinWithoutSpills) {
   options.arch = GetParam();
   for (const ImageCase& c : image_cases()) {
     expect_clean_cubin(topk_unit(c), options, block_for(c).threads);
+    expect_clean_cubin(gather_unit(c), options, block_for(c).threads);
     expect_clean_cubin(scatter_unit(c), options, block_for(c).threads);
   }
 }
