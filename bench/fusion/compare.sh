@@ -9,7 +9,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 runs=${1:-10}
 graphs=(examples/spectral_conv.mlir examples/spectral_filter.mlir examples/purefft_forward.mlir
-        examples/fno2d_block.mlir bench/fusion/fno2d_layer.mlir bench/fusion/fnet_block.mlir)
+        examples/fno2d_block.mlir bench/fusion/fno2d_layer.mlir bench/fusion/fnet_block.mlir
+        tests/e2e/sparse_spectral_filter.mlir tests/e2e/spectral_probes.mlir)
 
 # "KERNELS RATIO MS" of one spectral-run (the --report and --benchmark lines).
 measure() {

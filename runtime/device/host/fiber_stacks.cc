@@ -9,6 +9,13 @@
 #include <cstring>
 
 #if defined(__SANITIZE_ADDRESS__)
+#define SPECTRAL_ASAN 1  // GCC
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SPECTRAL_ASAN 1  // clang
+#endif
+#endif
+#ifdef SPECTRAL_ASAN
 #include <sanitizer/asan_interface.h>
 #endif
 
@@ -20,7 +27,7 @@ namespace {
 /// unmapped here may be mapped again for anything (NVRTC's buffers were
 /// reported as stack-buffer-underflow when it was not). Nothing otherwise.
 void forget_frames(void* memory, size_t bytes) {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef SPECTRAL_ASAN
   ASAN_UNPOISON_MEMORY_REGION(memory, bytes);
 #else
   (void)memory;
