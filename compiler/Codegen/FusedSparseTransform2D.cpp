@@ -80,14 +80,21 @@ struct ImageKernel {
   void launch(CodegenContext &context, const std::string &entry, const std::string &functors,
               const std::string &body, const std::string &where, int64_t bytesRead,
               int64_t bytesWritten, bool scatter, int error = -1, std::string why = {}) {
+    // The launch's shared memory is fusion's count (OpKinds.cpp); the
+    // template must agree, or the kernel does not compile.
+    const int64_t shared = chain.shape.sharedBytes(scatter);
+    std::string checked = "  static_assert(spectral_fft::complex2d_shared_bytes<" + h + ", " + w +
+                          ", " + str(chain.shape.threads) + ", " + t + ", " +
+                          (scatter ? "true" : "false") + ">() == " + str(shared) +
+                          ", \"shared memory as fusion counts it\");\n" + body;
     KernelSource unit = boundedUnit("fft_complex2d.cuh", entry, int(chain.shape.threads),
-                                    llvm::join(params, ", "), body,
+                                    llvm::join(params, ", "), checked,
                                     includes + "\nnamespace {\n" + definitions + functors +
                                         "}  // namespace\n\n");
     ProgramBuilder &builder = context.builder;
     int kernel = builder.addKernel(unit, where, bytesRead + tableBytes, bytesWritten);
     builder.launch(kernel, {uint32_t(chain.shape.images), 1, 1},
-                   {uint32_t(chain.shape.threads), 1, 1}, uint32_t(chain.shape.sharedBytes(scatter)),
+                   {uint32_t(chain.shape.threads), 1, 1}, uint32_t(shared),
                    std::move(args), where, error, std::move(why));
   }
 };
@@ -197,13 +204,15 @@ llvm::Expected<bool> lowerScatterLoad(CodegenContext &context, sp::FusionOp fusi
                                       llvm::ArrayRef<Operation *> ops,
                                       const fusion::SparseImageTransform &chain) {
   auto scatter = cast<sp::ScatterOp>(chain.sparse);
-  std::vector<Operation *> before, after;
+  // The load computes the values from the ops before the scatter; the store
+  // may need any of the others (a bias broadcast before the scatter, or
+  // after it, for an add after the ifft), as irfft2's store does.
+  std::vector<Operation *> before, others;
   for (Operation *op : ops) {
     if (op == chain.transform || op == chain.reshape || op == chain.sparse) continue;
     if (!isElementwiseOp(op)) return false;
     if (op->isBeforeInBlock(scatter)) before.push_back(op);
-    else if (chain.transform->isBeforeInBlock(op)) after.push_back(op);
-    else return false;
+    others.push_back(op);
   }
   auto yield = cast<sp::YieldOp>(fusion.getRegion().front().getTerminator());
   std::vector<Value> yielded(yield.getValues().begin(), yield.getValues().end());
@@ -213,7 +222,7 @@ llvm::Expected<bool> lowerScatterLoad(CodegenContext &context, sp::FusionOp fusi
   ImageKernel kernel(chain);
   std::optional<ElementEnd> load = operandEnd(context, before, scatter.getValues(), "v", "V");
   if (!load) return false;
-  std::optional<StoreGroup> stored = renderStore(context, after, yielded, result, "i");
+  std::optional<StoreGroup> stored = renderStore(context, others, yielded, result, "i");
   if (!stored) return false;
 
   if (llvm::Error error = giveBuffers(context, {scatter.getIndices()})) return error;

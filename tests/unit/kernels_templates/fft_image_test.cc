@@ -50,18 +50,31 @@ Block block_for(const ImageCase& c) {
   return {threads, std::min(c.h, threads / row)};
 }
 
-/// The columns, then the rows in flight or the scatter's stamps.
-size_t shared_bytes(const ImageCase& c, bool scatter) {
-  const size_t rows = size_t(block_for(c).rows_at_once * c.w) * sizeof(cfloat);
+/// The columns, then the rows in flight or the scatter's stamps, for
+/// complex values of `value` bytes.
+size_t shared_bytes(const ImageCase& c, bool scatter, size_t value = sizeof(cfloat)) {
+  const size_t rows = size_t(block_for(c).rows_at_once * c.w) * value;
   const size_t stamps = scatter ? size_t(c.h * c.w) * 8 : 0;
-  return size_t(c.h * c.w) * sizeof(cfloat) + std::max(rows, stamps);
+  return size_t(c.h * c.w) * value + std::max(rows, stamps);
 }
 
-std::map<std::string, std::string> unit_values(const ImageCase& c, const std::string& entry) {
+/// A unit's placeholders; `real` is float or double. Each unit asserts that
+/// the template needs the shared memory the test gives it (written out:
+/// fill does not search what it replaced).
+std::map<std::string, std::string> unit_values(const ImageCase& c, const std::string& entry,
+                                               const std::string& real, bool scatter) {
+  const std::string assertion =
+      "  static_assert(spectral_fft::complex2d_shared_bytes<" + std::to_string(c.h) + ", " +
+      std::to_string(c.w) + ", " + std::to_string(block_for(c).threads) + ", " + real + ", " +
+      std::string(scatter ? "true" : "false") + ">() == " +
+      std::to_string(shared_bytes(c, scatter, real == "float" ? 8 : 16)) + ");\n";
   return {{"$H", std::to_string(c.h)},
           {"$W", std::to_string(c.w)},
           {"$T", std::to_string(block_for(c).threads)},
-          {"$E", entry + "_" + std::to_string(c.h) + "x" + std::to_string(c.w)}};
+          {"$R", real},
+          {"$S", assertion},
+          {"$E", entry + "_" + (real == "float" ? "c64_" : "c128_") + std::to_string(c.h) + "x" +
+                     std::to_string(c.w)}};
 }
 
 const char* const kPrelude =
@@ -71,58 +84,58 @@ const char* const kPrelude =
 
 /// The images' elements, row-major.
 const char* const kXLoad =
-    "struct XLoad {\n  const cplx<float>* x;\n"
-    "  __device__ cplx<float> operator()(int image, int r, int col) const {\n"
+    "struct XLoad {\n  const cplx<$R>* x;\n"
+    "  __device__ cplx<$R> operator()(int image, int r, int col) const {\n"
     "    return x[((long long)image * $H + r) * $W + col];\n  }\n};\n";
 
 /// Images from x, the top-k of each one's scaled spectrum into values and
 /// indices.
-KernelSource topk_unit(const ImageCase& c) {
+KernelSource topk_unit(const ImageCase& c, const std::string& real = "float") {
   return {fill(std::string(kPrelude) + kXLoad +
-                   "extern \"C\" __global__ void $E(const cplx<float>* x, cplx<float>* values,\n"
-                   "    long long* indices, const cplx<float>* tw_w, const cplx<float>* tw_h,\n"
-                   "    float factor, long long k) {\n"
-                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
-                   "  spectral_fft::fft2_topk_block<$H, $W, $T, float>(shared, tw_w, tw_h, factor,\n"
-                   "      k, XLoad{x}, spectral_sparse::ByMagnitudeStore<cplx<float>>{values,\n"
+                   "extern \"C\" __global__ void $E(const cplx<$R>* x, cplx<$R>* values,\n"
+                   "    long long* indices, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
+                   "    $R factor, long long k) {\n"
+                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                   "  spectral_fft::fft2_topk_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
+                   "      k, XLoad{x}, spectral_sparse::ByMagnitudeStore<cplx<$R>>{values,\n"
                    "      indices, k});\n}\n",
-               unit_values(c, "fft2_topk")),
-          fill("$E", unit_values(c, "fft2_topk")),
+               unit_values(c, "fft2_topk", real, false)),
+          fill("$E", unit_values(c, "fft2_topk", real, false)),
           {}};
 }
 
 /// Images from x, the modes of each one's scaled spectrum at indices into out.
-KernelSource gather_unit(const ImageCase& c) {
+KernelSource gather_unit(const ImageCase& c, const std::string& real = "float") {
   return {fill(std::string(kPrelude) + kXLoad +
-                   "extern \"C\" __global__ void $E(const cplx<float>* x, const long long* indices,\n"
-                   "    long long k, cplx<float>* out, const cplx<float>* tw_w,\n"
-                   "    const cplx<float>* tw_h, float factor, unsigned long long* error) {\n"
-                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
-                   "  spectral_fft::fft2_gather_block<$H, $W, $T, float>(shared, tw_w, tw_h, factor,\n"
-                   "      indices, k, XLoad{x}, spectral_sparse::RowsStore<cplx<float>>{out, k},\n"
+                   "extern \"C\" __global__ void $E(const cplx<$R>* x, const long long* indices,\n"
+                   "    long long k, cplx<$R>* out, const cplx<$R>* tw_w,\n"
+                   "    const cplx<$R>* tw_h, $R factor, unsigned long long* error) {\n"
+                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                   "  spectral_fft::fft2_gather_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
+                   "      indices, k, XLoad{x}, spectral_sparse::RowsStore<cplx<$R>>{out, k},\n"
                    "      error);\n}\n",
-               unit_values(c, "fft2_gather")),
-          fill("$E", unit_values(c, "fft2_gather")),
+               unit_values(c, "fft2_gather", real, false)),
+          fill("$E", unit_values(c, "fft2_gather", real, false)),
           {}};
 }
 
 /// Sparse rows [images, k] scattered into images, transformed back into y.
-KernelSource scatter_unit(const ImageCase& c) {
+KernelSource scatter_unit(const ImageCase& c, const std::string& real = "float") {
   return {fill(std::string(kPrelude) +
-                   "struct VLoad {\n  const cplx<float>* v;\n  long long k;\n"
-                   "  __device__ cplx<float> operator()(long long row, long long j) const {\n"
+                   "struct VLoad {\n  const cplx<$R>* v;\n  long long k;\n"
+                   "  __device__ cplx<$R> operator()(long long row, long long j) const {\n"
                    "    return v[row * k + j];\n  }\n};\n"
-                   "struct YStore {\n  cplx<float>* y;\n"
-                   "  __device__ void operator()(int image, int r, int col, cplx<float> value) const {\n"
+                   "struct YStore {\n  cplx<$R>* y;\n"
+                   "  __device__ void operator()(int image, int r, int col, cplx<$R> value) const {\n"
                    "    y[((long long)image * $H + r) * $W + col] = value;\n  }\n};\n"
-                   "extern \"C\" __global__ void $E(const cplx<float>* v, const long long* indices,\n"
-                   "    long long k, cplx<float>* y, const cplx<float>* tw_w, const cplx<float>* tw_h,\n"
+                   "extern \"C\" __global__ void $E(const cplx<$R>* v, const long long* indices,\n"
+                   "    long long k, cplx<$R>* y, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
                    "    unsigned long long* error) {\n"
-                   "  SPECTRAL_DYNAMIC_SHARED(cplx<float>, shared);\n"
-                   "  spectral_fft::scatter_ifft2_block<$H, $W, $T, float>(shared, indices, k, tw_w,\n"
+                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                   "  spectral_fft::scatter_ifft2_block<$H, $W, $T, $R>(shared, indices, k, tw_w,\n"
                    "      tw_h, VLoad{v, k}, YStore{y}, error);\n}\n",
-               unit_values(c, "scatter_ifft2")),
-          fill("$E", unit_values(c, "scatter_ifft2")),
+               unit_values(c, "scatter_ifft2", real, true)),
+          fill("$E", unit_values(c, "scatter_ifft2", real, true)),
           {}};
 }
 
@@ -161,12 +174,12 @@ double largest(const std::vector<cdouble>& values) {
 void expect_inverse_of_scatter(const std::vector<cfloat>& got, const std::vector<cfloat>& v,
                                const std::vector<int64_t>& slots, const ImageCase& c) {
   const int64_t n = int64_t(c.h) * c.w, k = c.k;
-  std::vector<cdouble> dense(c.images * n);
+  std::vector<cfloat> sums(c.images * n);  // in float, in slot order, as the kernel adds
   for (int image = 0; image < c.images; ++image)
     for (int64_t j = 0; j < k; ++j)
       if (const int64_t i = slots[image * k + j]; i >= 0 && i < n)
-        dense[image * n + i] += cdouble(v[image * k + j]);
-  std::vector<cdouble> want = fftw_images(dense, c, false);
+        sums[image * n + i] += v[image * k + j];
+  std::vector<cdouble> want = fftw_images(std::vector<cdouble>(sums.begin(), sums.end()), c, false);
   const double tolerance = 1e-5 * std::max(1.0, largest(want));
   for (int64_t i = 0; i < c.images * n; ++i)
     ASSERT_LE(std::abs(cdouble(got[i]) - want[i]), tolerance) << "element " << i;
@@ -271,6 +284,34 @@ TEST_P(FftImage, ScatterIntoTheInverseMatchesFftw) {
   expect_inverse_of_scatter(out.read<cfloat>(), v, slots, c);
 }
 
+/// Slots aimed at one mode are added in slot order: 1 + 1e8 - 1e8 is 0 in
+/// float that way (1 in the reverse order). One mode takes three slots of
+/// one round of the block's threads, another three slots a round apart.
+TEST_P(FftImage, ScatterAddsRepeatedSlotsInSlotOrder) {
+  const ImageCase& c = GetParam();
+  const int64_t n = int64_t(c.h) * c.w, threads = block_for(c).threads;
+  int64_t k = 2 * threads + 4;
+  std::vector<int64_t> slots(c.images * k, -1);
+  std::vector<cfloat> v(c.images * k, cfloat(0, 0));
+  const cfloat in_order[3] = {cfloat(1, 0), cfloat(1e8f, 0), cfloat(-1e8f, 0)};
+  for (int image = 0; image < c.images; ++image) {
+    const int64_t row = image * k, modes[2] = {image % n, (image + 1) % n};
+    for (int j = 0; j < 3; ++j) {
+      slots[row + j] = modes[0];  // one round
+      v[row + j] = in_order[j];
+      slots[row + 3 + j * threads] = modes[1];  // three rounds
+      v[row + 3 + j * threads] = in_order[j];
+    }
+  }
+  Buffer values(v), indices(slots), out{std::vector<cfloat>(c.images * n)},
+      error{std::vector<uint64_t>(1, 0)}, tw_w(twiddles(c.w)), tw_h(twiddles(c.h));
+  launch(scatter_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(threads), 1, 1},
+         shared_bytes(c, true),
+         {&values.get(), &indices.get(), (void*)&k, &out.get(), &tw_w.get(), &tw_h.get(),
+          &error.get()});
+  for (const cfloat& value : out.read<cfloat>()) ASSERT_EQ(value, cfloat(0, 0));
+}
+
 /// An index past the image or below -1 is skipped and reported: the error
 /// word holds ~(the lowest such position of all the images' slots).
 TEST_P(FftImage, ScatterReportsTheFirstBadIndex) {
@@ -330,9 +371,13 @@ TEST_P(FftImageNvrtc, CompilesToCubinWithoutSpills) {
   NvrtcOptions options;
   options.arch = GetParam();
   for (const ImageCase& c : image_cases()) {
-    expect_clean_cubin(topk_unit(c), options, block_for(c).threads);
-    expect_clean_cubin(gather_unit(c), options, block_for(c).threads);
-    expect_clean_cubin(scatter_unit(c), options, block_for(c).threads);
+    for (const char* real : {"float", "double"}) {
+      // The images fusion gives one block (44 KiB: OpKinds.h).
+      if (shared_bytes(c, true, std::string(real) == "float" ? 8 : 16) > 44 * 1024) continue;
+      expect_clean_cubin(topk_unit(c, real), options, block_for(c).threads);
+      expect_clean_cubin(gather_unit(c, real), options, block_for(c).threads);
+      expect_clean_cubin(scatter_unit(c, real), options, block_for(c).threads);
+    }
   }
 }
 
