@@ -71,6 +71,12 @@ llvm::cl::opt<std::string> deviceName(
     "device", llvm::cl::init("auto"), llvm::cl::cat(category),
     llvm::cl::desc("auto (CUDA when a driver and GPU exist, else host), cuda, host, or "
                    "reference (the double-precision evaluator, no kernels)"));
+llvm::cl::opt<std::string> checks(
+    "check", llvm::cl::cat(category), llvm::cl::value_desc("CHECKS"),
+    llvm::cl::desc("run on the host device in check mode (SPECTRAL_HOST_CHECK): bounds ends "
+                   "the run with an error naming the kernel, block and thread of an access "
+                   "past the end of device or dynamic shared memory (slower: every "
+                   "allocation takes whole pages)"));
 llvm::cl::opt<bool> validate(
     "validate", llvm::cl::cat(category),
     llvm::cl::desc("also run the reference evaluator and compare every result; exit "
@@ -298,6 +304,11 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
                 const std::vector<HostTensor> &inputs, std::vector<HostTensor> &outputs) {
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
+  if (checks.getNumOccurrences() > 0) {
+    if (deviceName == "cuda") return fail("--check runs on the host device, not --device=cuda");
+    deviceName = "host";
+    setenv("SPECTRAL_HOST_CHECK", checks.c_str(), 1);
+  }
   // What --validate cannot hold is refused before anything compiles or runs.
   llvm::Expected<std::vector<Tensor>> referenceInputs =
       validate ? referenceArguments(inputs) : std::vector<Tensor>{};
@@ -305,8 +316,14 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
     return fail("--validate: " + llvm::toString(referenceInputs.takeError()));
   ::spectral::StatusOr<std::unique_ptr<::spectral::Device>> device =
       ::spectral::create_device(deviceName);
-  if (!device)
+  if (!device) {
+    if (checks.getNumOccurrences() > 0)
+      return fail("--check=" + checks + ": " + device.status().message());
     return fail("--device=" + deviceName + ": " + device.status().message());
+  }
+  if (checks.getNumOccurrences() > 0)
+    llvm::errs() << "spectral-run: on the " << (*device)->name()
+                 << " (check mode: slower than a plain run)\n";
   // Codegen simplifies its own copy: the reference runs the graph as written.
   OwningOpRef<ModuleOp> copy(module.clone());
   ::spectral::JitOptions options;
@@ -541,9 +558,9 @@ int main(int argc, char **argv) {
                   "sm_90, sm_90a, ...)");
   }
   if (deviceName == "reference") {
-    if (validate || benchmark || report || !dumpKernels.empty())
-      return fail("--validate, --benchmark, --report and --dump-kernels need a device that "
-                  "runs kernels (auto, cuda or host)");
+    if (validate || benchmark || report || !dumpKernels.empty() || checks.getNumOccurrences() > 0)
+      return fail("--validate, --benchmark, --report, --dump-kernels and --check need a device "
+                  "that runs kernels (auto, cuda or host)");
     llvm::Expected<std::vector<Tensor>> exact = referenceArguments(arguments);
     if (!exact)
       return fail(llvm::toString(exact.takeError()));

@@ -2,11 +2,61 @@
 #include "runtime/device/host/block_runner.h"
 
 #include "runtime/device/host/block_scheduler.h"
+#include "runtime/device/host/host_checks.h"
 
+#include <signal.h>
+#include <ucontext.h>
+
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 
 namespace spectral::host {
+namespace {
+
+/// The block this OS thread runs, for the fault handler.
+thread_local BlockRunner::Impl* running = nullptr;
+struct sigaction previous_segv;
+
+/// A fault on a guard page of the bounds check ends the block that made it
+/// with an error naming the thread; any other fault is left to the handler
+/// that was there before (usually the end of the process), as without the
+/// check. SA_NODEFER: the handler never returns from a guard fault.
+void on_segv(int, siginfo_t* info, void* context) {
+  BlockRunner::Impl* s = running;
+  std::string what =
+      s != nullptr && s->launch->check_bounds ? describe_guard_fault(info->si_addr) : "";
+  if (what.empty()) {
+    sigaction(SIGSEGV, &previous_segv, nullptr);  // the same access faults again
+    return;
+  }
+  const char* access = "accessed";
+#if defined(__x86_64__)
+  // Bit 1 of the page fault's error code: a write.
+  access = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote" : "read";
+#else
+  (void)context;
+#endif
+  char address[32];
+  std::snprintf(address, sizeof address, "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(info->si_addr));
+  s->bounds_fault("bounds: " + s->where() + " " + access + " " + address + ", " + what);
+}
+
+void install_segv_handler() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction action = {};
+    action.sa_sigaction = on_segv;
+    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGSEGV, &action, &previous_segv);
+  });
+}
+
+}  // namespace
 
 std::string format(spectral_host_uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
@@ -78,8 +128,30 @@ void BlockRunner::Impl::fail(std::string message) {
   std::abort();  // unreachable: run_fibers abandons this fiber
 }
 
+void BlockRunner::Impl::bounds_fault(std::string message) {
+  if (loop_mode) {
+    fault_message = std::move(message);
+    siglongjmp(loop_escape, 1);  // over the kernel's frames, back into run_loop
+  }
+  fail(std::move(message));
+}
+
+bool BlockRunner::Impl::guard_shared(size_t bytes, std::string* message) {
+  if (guarded_shared != nullptr && guarded_shared_bytes == bytes) return true;
+  if (guarded_shared != nullptr) guarded_release(guarded_shared);
+  guarded_shared = guarded_allocate(bytes, true);
+  guarded_shared_bytes = bytes;
+  if (guarded_shared != nullptr) return true;
+  *message = "cannot map " + std::to_string(bytes) + " bytes of guarded shared memory";
+  return false;
+}
+
 bool BlockRunner::Impl::run_loop(std::string* message) {
   loop_mode = true;
+  if (launch->check_bounds && sigsetjmp(loop_escape, 1) != 0) {
+    *message = fault_message;  // from bounds_fault
+    return false;
+  }
   try {
     uint32_t i = 0;
     for (uint32_t z = 0; z < block.block_dim.z; ++z) {
@@ -143,7 +215,10 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
 
 BlockRunner::BlockRunner(size_t stack_bytes) : impl_(std::make_unique<Impl>(stack_bytes)) {}
 
-BlockRunner::~BlockRunner() { std::free(impl_->shared); }
+BlockRunner::~BlockRunner() {
+  std::free(impl_->shared);
+  if (impl_->guarded_shared != nullptr) guarded_release(impl_->guarded_shared);
+}
 
 bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error) {
   Impl& s = *impl_;
@@ -154,7 +229,10 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
     return false;
   }
   const size_t shared_bytes = (launch.dynamic_shared_bytes + 63) / 64 * 64;
-  if (s.shared == nullptr || shared_bytes > s.shared_capacity) {
+  if (launch.check_bounds) {
+    install_segv_handler();
+    if (!s.guard_shared(launch.dynamic_shared_bytes, error)) return false;
+  } else if (s.shared == nullptr || shared_bytes > s.shared_capacity) {
     std::free(s.shared);
     s.shared_capacity = shared_bytes > 64 ? shared_bytes : 64;
     s.shared = std::aligned_alloc(64, s.shared_capacity);
@@ -168,14 +246,18 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
   s.block.block_idx = block_idx;
   s.block.block_dim = launch.block;
   s.block.grid_dim = launch.grid;
-  s.block.dynamic_shared = s.shared;
+  s.block.dynamic_shared = launch.check_bounds ? s.guarded_shared : s.shared;
   s.block.rt = launch.rt;
   s.block.scheduler = &s;
   s.launch = &launch;
   s.count = uint32_t(count);
   s.error.clear();
-  if ((launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0) return s.run_loop(error);
-  return s.run_fibers(error);
+  running = &s;
+  const bool ok = (launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0
+                      ? s.run_loop(error)
+                      : s.run_fibers(error);
+  running = nullptr;
+  return ok;
 }
 
 void BlockRunner::install_hooks(spectral_host_runtime* rt) { Impl::install_hooks(rt); }

@@ -28,6 +28,10 @@ struct GridLaunch {
   spectral_host_uint3 block{1, 1, 1};
   size_t dynamic_shared_bytes = 0;
   void** args = nullptr;
+  /// host_checks.h's bounds check: the dynamic shared memory ends at an
+  /// inaccessible page, and a fault there (or past a guarded device
+  /// allocation) ends the block with an error naming the thread.
+  bool check_bounds = false;
 };
 
 class BlockRunner {

@@ -10,6 +10,7 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <csetjmp>
 #include <cstdint>
 #include <string>
 
@@ -107,6 +108,12 @@ struct BlockRunner::Impl {
 
   FiberStacks stacks;
   Thread threads[kMaxThreads];
+  // The bounds check (host_checks.h): the block's dynamic shared memory,
+  // guarded, and the way out of a faulting thread in loop mode.
+  void* guarded_shared = nullptr;
+  size_t guarded_shared_bytes = 0;
+  sigjmp_buf loop_escape;
+  std::string fault_message;
   Warp warps[kMaxThreads / 32];
   void* shared = nullptr;
   size_t shared_capacity = 0;
@@ -167,6 +174,12 @@ struct BlockRunner::Impl {
   ctx::fiber exit_thread(uint32_t me);
   /// Ends the block with `message`: back to run_fibers, never to return here.
   [[noreturn]] void fail(std::string message);
+  /// From the fault handler: ends the block with `message`, out of the
+  /// faulting thread (a fiber, or the loop).
+  [[noreturn]] void bounds_fault(std::string message);
+  /// The dynamic shared memory of a launch with the bounds check; false
+  /// (with `error`) when it cannot be mapped.
+  bool guard_shared(size_t bytes, std::string* error);
   bool run_loop(std::string* message);
   bool run_fibers(std::string* message);
 

@@ -114,23 +114,38 @@ Status check_launch(Dim3 grid, Dim3 block, size_t dynamic_shared_bytes) {
 }  // namespace
 
 StatusOr<std::unique_ptr<HostDevice>> HostDevice::create() {
+  StatusOr<host::HostChecks> checks = host::host_checks_from_environment();
+  if (!checks) return checks.status();
+  return create(*checks);
+}
+
+StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks) {
   StatusOr<host::HostPool*> pool = host::HostPool::global();
   if (!pool) return pool.status();
-  return std::unique_ptr<HostDevice>(new HostDevice(*pool));
+  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks));
 }
 
 HostDevice::~HostDevice() {
-  for (auto& [pointer, bytes] : allocations_) std::free(pointer);
+  for (auto& [pointer, bytes] : allocations_) {
+    if (checks_.bounds) {
+      host::guarded_release(pointer);
+    } else {
+      std::free(pointer);
+    }
+  }
 }
 
 std::string HostDevice::name() const {
-  return "host (" + std::to_string(pool_->threads()) + " threads)";
+  return "host (" + std::to_string(pool_->threads()) + " threads" +
+         (checks_.any() ? ", checking " + checks_.describe() : "") + ")";
 }
 
 StatusOr<void*> HostDevice::allocate(size_t bytes) {
   // 256-byte aligned, as cudaMalloc; zero bytes still give a distinct pointer.
+  // With the bounds check, 16-byte aligned and ending at a guard page.
   const size_t rounded = (bytes + 255) / 256 * 256;
-  void* pointer = std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
+  void* pointer = checks_.bounds ? host::guarded_allocate(bytes, false)
+                                 : std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (pointer == nullptr) {
     return Status::error("host device: out of memory allocating " + std::to_string(bytes) +
                          " bytes");
@@ -147,7 +162,11 @@ Status HostDevice::release(void* pointer) {
     return Status::error("host device: release of a pointer it did not allocate (or released "
                          "twice)");
   }
-  std::free(pointer);
+  if (checks_.bounds) {
+    host::guarded_release(pointer);
+  } else {
+    std::free(pointer);
+  }
   return Status::ok();
 }
 
@@ -226,6 +245,7 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   }
   host::LaunchContext context;
   pool_->prepare(&context);
+  context.check_bounds = checks_.bounds;
   const int result = host_kernel->launch_fn()(&context.table, {grid.x, grid.y, grid.z},
                                               {block.x, block.y, block.z},
                                               dynamic_shared_bytes, args);

@@ -11,9 +11,11 @@
 //   SPECTRAL_HOST_CXX         compiler command (default c++)
 //   SPECTRAL_HOST_THREADS     OS threads running blocks (default: hardware threads)
 //   SPECTRAL_HOST_STACK_SIZE  stack per CUDA thread, e.g. 128K (default 64K)
+//   SPECTRAL_HOST_CHECK       check modes, e.g. bounds (host_checks.h; default none)
 #pragma once
 
 #include "runtime/device/device.h"
+#include "runtime/device/host/host_checks.h"
 #include "runtime/status.h"
 
 #include <memory>
@@ -33,8 +35,11 @@ class HostDevice final : public Device {
   static constexpr uint32_t kMaxThreadsPerBlock = 1024;
   static constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
 
-  /// Fails when SPECTRAL_HOST_THREADS or SPECTRAL_HOST_STACK_SIZE is invalid.
+  /// Fails when SPECTRAL_HOST_THREADS, SPECTRAL_HOST_STACK_SIZE or
+  /// SPECTRAL_HOST_CHECK is invalid.
   static StatusOr<std::unique_ptr<HostDevice>> create();
+  /// With `checks` rather than SPECTRAL_HOST_CHECK's.
+  static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks);
   ~HostDevice() override;
 
   std::string name() const override;
@@ -50,9 +55,11 @@ class HostDevice final : public Device {
   Status synchronize() override;
 
  private:
-  explicit HostDevice(host::HostPool* pool) : pool_(pool) {}
+  HostDevice(host::HostPool* pool, const host::HostChecks& checks)
+      : pool_(pool), checks_(checks) {}
 
   host::HostPool* pool_;
+  const host::HostChecks checks_;
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
 };

@@ -149,6 +149,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.block = block;
     launch.dynamic_shared_bytes = dynamic_shared_bytes;
     launch.args = args;
+    launch.check_bounds = context.check_bounds;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };

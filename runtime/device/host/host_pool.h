@@ -30,6 +30,7 @@ struct LaunchContext {
   spectral_host_runtime table{};
   HostPool* pool = nullptr;
   Status status;
+  bool check_bounds = false;  // GridLaunch::check_bounds of the launch
 };
 
 class HostPool {

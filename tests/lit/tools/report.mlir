@@ -47,7 +47,7 @@
 
 // The report needs kernels.
 // RUN: not spectral-run %s --device=reference --random-inputs --report 2>&1 | FileCheck %s --check-prefix=REFERENCE
-// REFERENCE: error: --validate, --benchmark, --report and --dump-kernels need a device that runs kernels
+// REFERENCE: error: --validate, --benchmark, --report, --dump-kernels and --check need a device that runs kernels
 
 func.func @main(%x: tensor<8x1024xcomplex<f32>>, %w: tensor<8x1024xcomplex<f32>>)
     -> tensor<8x1024xcomplex<f32>> {

@@ -101,7 +101,7 @@ func.func @scatter_out_of_range(%v: tensor<2x3xcomplex<f32>>) -> tensor<2x4x4xco
 // RUN: not spectral-run %s --function=double --random-inputs --device=bogus 2>&1 | FileCheck %s --check-prefix=DEVICE
 // DEVICE: spectral-run: error: --device=bogus: expected auto, cuda, host or reference
 // RUN: not spectral-run %s --function=double --random-inputs --device=reference --validate 2>&1 | FileCheck %s --check-prefix=REFVALIDATE
-// REFVALIDATE: --validate, --benchmark, --report and --dump-kernels need a device that runs kernels
+// REFVALIDATE: --validate, --benchmark, --report, --dump-kernels and --check need a device that runs kernels
 // RUN: spectral-run %s --function=double --random-inputs --device=host --validate --benchmark=3 2>&1 | FileCheck %s --check-prefix=BENCH
 // BENCH: compile: {{[0-9.]+}} ms (codegen {{[0-9.]+}} ms, load {{[0-9.]+}} ms); 1 kernel: 0 from the artifact's CUBIN/PTX, {{[0-9]+}} from the memory cache, {{[0-9]+}} from the disk cache, {{[0-9]+}} compiled
 // BENCH: run on host ({{[0-9]+}} threads): min {{[0-9.]+}} ms, median {{[0-9.]+}} ms over 3 runs; 192 bytes moved per run

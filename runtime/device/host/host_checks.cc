@@ -1,0 +1,136 @@
+// host_checks.cc - parsing SPECTRAL_HOST_CHECK, and the guarded regions of the bounds check.
+#include "runtime/device/host/host_checks.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+namespace spectral::host {
+namespace {
+
+/// One guarded region: [mapping, mapping + mapped) with its last page
+/// inaccessible; the caller's bytes end at round16(end of bytes) == guard.
+struct Region {
+  uintptr_t mapping = 0;
+  size_t mapped = 0;
+  uintptr_t start = 0;  // what the caller got
+  size_t bytes = 0;
+  bool shared = false;  // a block's dynamic shared memory, not a device allocation
+};
+
+std::mutex& regions_mutex() {
+  static std::mutex* mutex = new std::mutex;
+  return *mutex;
+}
+/// By the address of the guard page.
+std::map<uintptr_t, Region>& regions() {
+  static auto* map = new std::map<uintptr_t, Region>;
+  return *map;
+}
+
+size_t page_bytes() {
+  static const size_t bytes = size_t(sysconf(_SC_PAGESIZE));
+  return bytes;
+}
+
+}  // namespace
+
+std::string HostChecks::describe() const { return bounds ? "bounds" : "none"; }
+
+StatusOr<HostChecks> parse_host_checks(const std::string& text) {
+  HostChecks checks;
+  std::stringstream words(text);
+  for (std::string word; std::getline(words, word, ',');) {
+    if (word.empty()) continue;
+    if (word == "bounds") {
+      checks.bounds = true;
+    } else if (word == "race" || word == "init" || word == "sync" || word == "order") {
+      return Status::error("the '" + word + "' check is not built yet (available: bounds)");
+    } else {
+      return Status::error("unknown check '" + word + "' (available: bounds)");
+    }
+  }
+  return checks;
+}
+
+StatusOr<HostChecks> host_checks_from_environment() {
+  const char* text = std::getenv("SPECTRAL_HOST_CHECK");
+  if (text == nullptr) return HostChecks{};
+  StatusOr<HostChecks> checks = parse_host_checks(text);
+  if (!checks) {
+    return Status::error(std::string("SPECTRAL_HOST_CHECK=") + text + ": " +
+                         checks.status().message());
+  }
+  return checks;
+}
+
+void* guarded_allocate(size_t bytes, bool shared) {
+  const size_t page = page_bytes();
+  const size_t rounded = (bytes + 15) / 16 * 16;
+  const size_t mapped = (rounded + page - 1) / page * page + page;
+  void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return nullptr;
+  const uintptr_t mapping = reinterpret_cast<uintptr_t>(memory);
+  const uintptr_t guard = mapping + mapped - page;
+  if (mprotect(reinterpret_cast<void*>(guard), page, PROT_NONE) != 0) {
+    munmap(memory, mapped);
+    return nullptr;
+  }
+  Region region{mapping, mapped, guard - rounded, bytes, shared};
+  std::lock_guard<std::mutex> lock(regions_mutex());
+  regions()[guard] = region;
+  return reinterpret_cast<void*>(region.start);
+}
+
+bool guarded_release(void* pointer) {
+  Region region;
+  {
+    std::lock_guard<std::mutex> lock(regions_mutex());
+    const uintptr_t start = reinterpret_cast<uintptr_t>(pointer);
+    auto found = regions().end();
+    // The guard follows the caller's bytes within a page and 16 bytes.
+    for (auto it = regions().lower_bound(start); it != regions().end(); ++it) {
+      if (it->second.start == start) found = it;
+      break;
+    }
+    if (found == regions().end()) return false;
+    region = found->second;
+    regions().erase(found);
+  }
+  munmap(reinterpret_cast<void*>(region.mapping), region.mapped);
+  return true;
+}
+
+std::string describe_guard_fault(const void* address) {
+  const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+  const size_t page = page_bytes();
+  Region region;
+  {
+    std::lock_guard<std::mutex> lock(regions_mutex());
+    auto it = regions().upper_bound(at);
+    if (it == regions().begin()) return "";
+    --it;
+    if (at >= it->first + page) return "";
+    region = it->second;
+  }
+  char text[160];
+  const uintptr_t past = at - (region.start + region.bytes);
+  if (region.shared) {
+    std::snprintf(text, sizeof text,
+                  "%" PRIuPTR " bytes past the end of the block's %zu bytes of dynamic shared memory",
+                  past, region.bytes);
+  } else {
+    std::snprintf(text, sizeof text,
+                  "%" PRIuPTR " bytes past the end of a %zu-byte device allocation at 0x%" PRIxPTR,
+                  past, region.bytes, region.start);
+  }
+  return text;
+}
+
+}  // namespace spectral::host

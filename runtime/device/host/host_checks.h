@@ -1,0 +1,56 @@
+// host_checks.h - the host device's check modes (SPECTRAL_HOST_CHECK).
+//
+// A check mode watches kernels for defects a GPU run would hide or show only
+// as wrong numbers, and turns each into an error of the launch naming the
+// kernel, the block and the thread. Off by default; chosen per process by
+// SPECTRAL_HOST_CHECK (a comma-separated list) or per device.
+//
+// bounds: every device allocation ends at an inaccessible page, and so does
+// a block's dynamic shared memory; a kernel's access past either end faults,
+// and the fault ends the block with "bounds: thread (x,y,z) wrote|read
+// <address>, N bytes past the end of a B-byte device allocation at <base>"
+// (or "... of the block's B bytes of dynamic shared memory"). An allocation
+// is placed so that its end (rounded up to 16 bytes, the alignment it keeps)
+// meets the page, so an access up to 15 bytes past an odd size and accesses
+// before the start go unseen. Each allocation takes whole pages: slower and
+// larger than the plain mode, and meant for tests and debugging.
+#pragma once
+
+#include "runtime/status.h"
+
+#include <cstddef>
+#include <string>
+
+namespace spectral::host {
+
+struct HostChecks {
+  bool bounds = false;
+
+  bool any() const { return bounds; }
+  /// "bounds", or "none".
+  std::string describe() const;
+};
+
+/// The checks `text` names ("bounds"; empty: none). The other checks of the
+/// check mode (race, init, sync, order) are not built yet and are refused by
+/// name, as is anything else.
+StatusOr<HostChecks> parse_host_checks(const std::string& text);
+
+/// SPECTRAL_HOST_CHECK's checks (unset or empty: none); an error names the
+/// variable.
+StatusOr<HostChecks> host_checks_from_environment();
+
+/// `bytes` (any number, 0 included) whose end, rounded up to 16, meets an
+/// inaccessible page; nothing when the memory cannot be mapped. A fault
+/// there is described as past a device allocation, or past the block's
+/// dynamic shared memory when `shared`.
+void* guarded_allocate(size_t bytes, bool shared);
+/// Releases what guarded_allocate gave; false if it did not give `pointer`.
+bool guarded_release(void* pointer);
+
+/// What a fault at `address` hit, when it is the guard page of a guarded
+/// region: a message ("N bytes past the end of a B-byte device allocation at
+/// 0x..."); empty otherwise.
+std::string describe_guard_fault(const void* address);
+
+}  // namespace spectral::host

@@ -1,0 +1,159 @@
+// The host device's check modes (host_checks.h): SPECTRAL_HOST_CHECK's
+// parsing, and the bounds check catching kernels that reach past their
+// memory (kernels/write_past_end.cu and out_of_bounds.cu), in loop
+// mode and on fibers, in device allocations and in dynamic shared memory,
+// while the same kernels within bounds run as without the check.
+#include "runtime/device/host/host_checks.h"
+#include "tests/unit/runtime/device/host/host_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <vector>
+
+namespace spectral::testing {
+namespace {
+
+using host::HostChecks;
+
+/// A device with the bounds check, beside the shared plain one.
+HostDevice& checking_device() {
+  static HostDevice* device = [] {
+    HostChecks checks;
+    checks.bounds = true;
+    StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
+    if (!made) {
+      ADD_FAILURE() << made.status().message();
+      std::abort();
+    }
+    return made.value().release();
+  }();
+  return *device;
+}
+
+/// An allocation of `n` floats on `device`, released on scope exit.
+class Floats {
+ public:
+  Floats(HostDevice& device, const std::vector<float>& values) : device_(device), n_(values.size()) {
+    StatusOr<void*> memory = device.allocate(n_ * sizeof(float));
+    EXPECT_TRUE(memory.is_ok()) << memory.status().message();
+    pointer_ = memory.is_ok() ? *memory : nullptr;
+    EXPECT_TRUE(device.copy_to_device(pointer_, values.data(), n_ * sizeof(float)).is_ok());
+  }
+  ~Floats() { EXPECT_TRUE(device_.release(pointer_).is_ok()); }
+  void*& get() { return pointer_; }
+  std::vector<float> read() const {
+    std::vector<float> values(n_);
+    EXPECT_TRUE(device_.copy_to_host(values.data(), pointer_, n_ * sizeof(float)).is_ok());
+    return values;
+  }
+
+ private:
+  HostDevice& device_;
+  size_t n_;
+  void* pointer_ = nullptr;
+};
+
+std::shared_ptr<Kernel> load_on(HostDevice& device, const std::string& file,
+                                const std::string& entry) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kernel_file(file), entry, {}});
+  EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
+  return kernel.is_ok() ? *kernel : nullptr;
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "no '" << part << "' in: " << text;
+}
+
+TEST(HostChecks, ParsedFromTheirNames) {
+  StatusOr<HostChecks> checks = host::parse_host_checks("bounds");
+  ASSERT_TRUE(checks.is_ok());
+  EXPECT_TRUE(checks->bounds);
+  EXPECT_FALSE(host::parse_host_checks("")->any());
+  StatusOr<HostChecks> later = host::parse_host_checks("bounds,race");
+  ASSERT_FALSE(later.is_ok());
+  expect_contains(later.status().message(), "'race' check is not built yet (available: bounds)");
+  StatusOr<HostChecks> unknown = host::parse_host_checks("bound");
+  ASSERT_FALSE(unknown.is_ok());
+  expect_contains(unknown.status().message(), "unknown check 'bound'");
+}
+
+TEST(HostChecks, EnvironmentErrorNamesTheVariable) {
+  setenv("SPECTRAL_HOST_CHECK", "everything", 1);
+  StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create();
+  unsetenv("SPECTRAL_HOST_CHECK");
+  ASSERT_FALSE(device.is_ok());
+  expect_contains(device.status().message(), "SPECTRAL_HOST_CHECK=everything: unknown check");
+  setenv("SPECTRAL_HOST_CHECK", "bounds", 1);
+  device = HostDevice::create();
+  unsetenv("SPECTRAL_HOST_CHECK");
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  expect_contains((*device)->name(), "checking bounds");
+}
+
+/// Loop mode: thread 1000 of a 1000-float output (and a 1001-float one,
+/// within bounds, for the plain result).
+TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
+  auto kernel = load_on(checking_device(), "write_past_end.cu", "write_one_past");
+  ASSERT_TRUE(kernel);
+  int n = 1000;
+  Floats out(checking_device(), std::vector<float>(size_t(n), 0.0f));
+  void* args[] = {&out.get(), &n};
+  Status status = checking_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "kernel 'write_one_past' failed in block (7,0,0)");
+  expect_contains(status.message(), "bounds: thread (104,0,0) wrote 0x");
+  expect_contains(status.message(), "0 bytes past the end of a 4000-byte device allocation at 0x");
+  // Within bounds the check changes nothing.
+  n = 1023;
+  Floats roomy(checking_device(), std::vector<float>(1024, 0.0f));
+  void* fine[] = {&roomy.get(), &n};
+  ASSERT_TRUE(checking_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, fine).is_ok());
+  EXPECT_EQ(roomy.read(), std::vector<float>(1024, 1.0f));
+  // Without the check the same launch goes unseen (the allocation is padded).
+  n = 1000;
+  DeviceBuffer<float> plain(1000);
+  void* unseen[] = {&plain.get(), &n};
+  EXPECT_TRUE(host_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, unseen).is_ok());
+}
+
+/// On fibers: the last thread reads the element past a 64-float input.
+TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
+  auto kernel = load_on(checking_device(), "out_of_bounds.cu", "read_one_past_with_barrier");
+  ASSERT_TRUE(kernel);
+  Floats in(checking_device(), std::vector<float>(64, 2.0f)), out(checking_device(),
+                                                                  std::vector<float>(64, 0.0f));
+  void* args[] = {&in.get(), &out.get()};
+  Status status = checking_device().launch(*kernel, {3, 1, 1}, {64, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "kernel 'read_one_past_with_barrier' failed in block");
+  expect_contains(status.message(), "bounds: thread (63,0,0) read 0x");
+  expect_contains(status.message(), "0 bytes past the end of a 256-byte device allocation");
+  // The device goes on: 63 threads of a 64-float input are within bounds.
+  Floats wider(checking_device(), std::vector<float>(65, 2.0f));
+  void* fine[] = {&wider.get(), &out.get()};
+  ASSERT_TRUE(checking_device().launch(*kernel, {3, 1, 1}, {64, 1, 1}, 0, fine).is_ok());
+  EXPECT_EQ(out.read(), std::vector<float>(64, 2.0f));
+}
+
+/// The block's dynamic shared memory ends at the guard page too.
+TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
+  auto kernel = load_on(checking_device(), "out_of_bounds.cu", "shared_one_past");
+  ASSERT_TRUE(kernel);
+  Floats out(checking_device(), std::vector<float>(32, 0.0f));
+  int shift = 1;
+  void* args[] = {&out.get(), &shift};
+  Status status = checking_device().launch(*kernel, {2, 1, 1}, {32, 1, 1}, 32 * sizeof(float), args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "bounds: thread (31,0,0) wrote 0x");
+  expect_contains(status.message(), "0 bytes past the end of the block's 128 bytes of dynamic shared memory");
+  shift = 0;
+  ASSERT_TRUE(
+      checking_device().launch(*kernel, {2, 1, 1}, {32, 1, 1}, 32 * sizeof(float), args).is_ok());
+  std::vector<float> want(32);
+  for (int t = 0; t < 32; ++t) want[size_t(t)] = float(t);
+  EXPECT_EQ(out.read(), want);
+}
+
+}  // namespace
+}  // namespace spectral::testing
