@@ -37,7 +37,8 @@ typedef struct spectral_host_block {
   spectral_host_uint3 block_idx;
   spectral_host_uint3 block_dim;
   spectral_host_uint3 grid_dim;
-  void* dynamic_shared; /* the block's extern __shared__ buffer, 64-byte aligned */
+  void* dynamic_shared; /* the block's extern __shared__ buffer, 64-byte aligned
+                          (16 under the bounds check: it ends at a guard page) */
   const spectral_host_runtime* rt;
   void* scheduler; /* the runtime's own */
 } spectral_host_block;

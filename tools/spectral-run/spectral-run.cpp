@@ -305,6 +305,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
   if (checks.getNumOccurrences() > 0) {
+    if (checks.empty()) return fail("--check= names no check (available: bounds)");
     if (deviceName == "cuda") return fail("--check runs on the host device, not --device=cuda");
     deviceName = "host";
     setenv("SPECTRAL_HOST_CHECK", checks.c_str(), 1);
@@ -317,9 +318,12 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   ::spectral::StatusOr<std::unique_ptr<::spectral::Device>> device =
       ::spectral::create_device(deviceName);
   if (!device) {
-    if (checks.getNumOccurrences() > 0)
-      return fail("--check=" + checks + ": " + device.status().message());
-    return fail("--device=" + deviceName + ": " + device.status().message());
+    // A bad --check comes back as SPECTRAL_HOST_CHECK's error: said as --check's.
+    llvm::StringRef message = device.status().message();
+    if (checks.getNumOccurrences() > 0 &&
+        message.consume_front("SPECTRAL_HOST_CHECK=" + checks + ": "))
+      return fail("--check=" + checks + ": " + message.str());
+    return fail("--device=" + deviceName + ": " + message.str());
   }
   if (checks.getNumOccurrences() > 0)
     llvm::errs() << "spectral-run: on the " << (*device)->name()

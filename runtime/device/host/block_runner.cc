@@ -20,29 +20,39 @@ namespace {
 thread_local BlockRunner::Impl* running = nullptr;
 struct sigaction previous_segv;
 
-/// A fault on a guard page of the bounds check ends the block that made it
-/// with an error naming the thread; any other fault is left to the handler
-/// that was there before (usually the end of the process), as without the
-/// check. SA_NODEFER: the handler never returns from a guard fault.
-void on_segv(int, siginfo_t* info, void* context) {
+/// Hands a fault that is not a guard fault to the handler that was there
+/// before: the default one ends the process, as without the check.
+void pass_on(int sig, siginfo_t* info, void* context) {
+  if (previous_segv.sa_flags & SA_SIGINFO) {
+    previous_segv.sa_sigaction(sig, info, context);
+  } else if (previous_segv.sa_handler == SIG_DFL) {
+    signal(SIGSEGV, SIG_DFL);  // the access faults again, and the process ends
+  } else if (previous_segv.sa_handler != SIG_IGN) {
+    previous_segv.sa_handler(sig);
+  }
+}
+
+/// A fault on a guard page of the bounds check, raised by the kernel of a
+/// launch with the check, ends its block: the handler records it in plain
+/// fields (it allocates nothing) and leaves the faulting CUDA thread, never
+/// to return to it. Anything else goes to the previous handler.
+void on_segv(int sig, siginfo_t* info, void* context) {
   BlockRunner::Impl* s = running;
-  std::string what =
-      s != nullptr && s->launch->check_bounds ? describe_guard_fault(info->si_addr) : "";
-  if (what.empty()) {
-    sigaction(SIGSEGV, &previous_segv, nullptr);  // the same access faults again
+  GuardFault fault;
+  if (s == nullptr || !s->launch->check_bounds || info->si_code <= 0 ||
+      !find_guard_fault(info->si_addr, &fault)) {
+    pass_on(sig, info, context);
     return;
   }
-  const char* access = "accessed";
 #if defined(__x86_64__)
   // Bit 1 of the page fault's error code: a write.
-  access = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) ? "wrote" : "read";
+  fault.write = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  fault.access_known = true;
 #else
   (void)context;
 #endif
-  char address[32];
-  std::snprintf(address, sizeof address, "0x%" PRIxPTR,
-                reinterpret_cast<uintptr_t>(info->si_addr));
-  s->bounds_fault("bounds: " + s->where() + " " + access + " " + address + ", " + what);
+  fault.thread = s->block.thread_idx;
+  s->bounds_fault(fault);
 }
 
 void install_segv_handler() {
@@ -50,6 +60,9 @@ void install_segv_handler() {
   std::call_once(once, [] {
     struct sigaction action = {};
     action.sa_sigaction = on_segv;
+    // SA_NODEFER: a guard fault never returns from the handler (and
+    // run_fibers restores the block's signal mask where a sanitizer's
+    // interceptor blocked more).
     action.sa_flags = SA_SIGINFO | SA_NODEFER;
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &previous_segv);
@@ -122,18 +135,20 @@ void BlockRunner::Impl::fail(std::string message) {
     std::string owned = std::move(message);
     if (error.empty()) error = std::move(owned);
   }
+  to_main();
+}
+
+void BlockRunner::Impl::to_main() {
   from = cur;
   announce_switch(kMain);
   ctx::fiber back = std::move(main).resume();
   std::abort();  // unreachable: run_fibers abandons this fiber
 }
 
-void BlockRunner::Impl::bounds_fault(std::string message) {
-  if (loop_mode) {
-    fault_message = std::move(message);
-    siglongjmp(loop_escape, 1);  // over the kernel's frames, back into run_loop
-  }
-  fail(std::move(message));
+void BlockRunner::Impl::bounds_fault(const GuardFault& fault) {
+  guard_fault = fault;
+  if (loop_mode) siglongjmp(loop_escape, 1);  // over the kernel's frames, back into run_loop
+  to_main();  // run_fibers abandons this fiber
 }
 
 bool BlockRunner::Impl::guard_shared(size_t bytes, std::string* message) {
@@ -149,7 +164,7 @@ bool BlockRunner::Impl::guard_shared(size_t bytes, std::string* message) {
 bool BlockRunner::Impl::run_loop(std::string* message) {
   loop_mode = true;
   if (launch->check_bounds && sigsetjmp(loop_escape, 1) != 0) {
-    *message = fault_message;  // from bounds_fault
+    *message = guard_fault.describe();  // from bounds_fault; the mask is the block's again
     return false;
   }
   try {
@@ -193,10 +208,20 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
 #ifdef SPECTRAL_TSAN_FIBERS
   tsan_main = __tsan_get_current_fiber();
 #endif
+  sigset_t mask;
+  const bool guarded = launch->check_bounds;
+  if (guarded) {
+    guard_fault = GuardFault();
+    pthread_sigmask(SIG_SETMASK, nullptr, &mask);
+  }
   enter(0);
   announce_switch(0);
   ctx::fiber back = std::move(threads[0].fiber).resume();
   stash(std::move(back));
+  if (guarded && guard_fault.address != 0) {
+    pthread_sigmask(SIG_SETMASK, &mask, nullptr);  // as before the handler ran
+    if (error.empty()) error = guard_fault.describe();
+  }
   if (error.empty()) return true;
   // Abandon the block's unfinished fibers: never resumed, never unwound
   // (their stacks are ours and are reused).

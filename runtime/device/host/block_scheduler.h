@@ -7,6 +7,7 @@
 
 #include "runtime/device/host/block_runner.h"
 #include "runtime/device/host/fiber_stacks.h"
+#include "runtime/device/host/host_checks.h"
 
 #include <boost/context/fiber.hpp>
 
@@ -113,7 +114,7 @@ struct BlockRunner::Impl {
   void* guarded_shared = nullptr;
   size_t guarded_shared_bytes = 0;
   sigjmp_buf loop_escape;
-  std::string fault_message;
+  GuardFault guard_fault;  // the block's, recorded by the fault handler
   Warp warps[kMaxThreads / 32];
   void* shared = nullptr;
   size_t shared_capacity = 0;
@@ -174,9 +175,11 @@ struct BlockRunner::Impl {
   ctx::fiber exit_thread(uint32_t me);
   /// Ends the block with `message`: back to run_fibers, never to return here.
   [[noreturn]] void fail(std::string message);
-  /// From the fault handler: ends the block with `message`, out of the
-  /// faulting thread (a fiber, or the loop).
-  [[noreturn]] void bounds_fault(std::string message);
+  /// Back to run_fibers from the running fiber, never to return to it.
+  [[noreturn]] void to_main();
+  /// From the fault handler: records `fault` and ends the block, out of the
+  /// faulting thread (a fiber, or the loop); allocates nothing.
+  [[noreturn]] void bounds_fault(const GuardFault& fault);
   /// The dynamic shared memory of a launch with the bounds check; false
   /// (with `error`) when it cannot be mapped.
   bool guard_shared(size_t bytes, std::string* error);

@@ -34,6 +34,20 @@ std::map<uintptr_t, Region>& regions() {
   return *map;
 }
 
+/// Whether this thread holds regions_mutex(): a fault then (inside the
+/// registry itself) is not a kernel's, and the handler must not wait for it.
+thread_local bool holding_regions = false;
+
+/// regions_mutex() held, with holding_regions set meanwhile.
+class RegionsLock {
+ public:
+  RegionsLock() : lock_(regions_mutex()) { holding_regions = true; }
+  ~RegionsLock() { holding_regions = false; }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
 size_t page_bytes() {
   static const size_t bytes = size_t(sysconf(_SC_PAGESIZE));
   return bytes;
@@ -83,7 +97,7 @@ void* guarded_allocate(size_t bytes, bool shared) {
     return nullptr;
   }
   Region region{mapping, mapped, guard - rounded, bytes, shared};
-  std::lock_guard<std::mutex> lock(regions_mutex());
+  RegionsLock lock;
   regions()[guard] = region;
   return reinterpret_cast<void*>(region.start);
 }
@@ -91,7 +105,7 @@ void* guarded_allocate(size_t bytes, bool shared) {
 bool guarded_release(void* pointer) {
   Region region;
   {
-    std::lock_guard<std::mutex> lock(regions_mutex());
+    RegionsLock lock;
     const uintptr_t start = reinterpret_cast<uintptr_t>(pointer);
     auto found = regions().end();
     // The guard follows the caller's bytes within a page and 16 bytes.
@@ -107,28 +121,36 @@ bool guarded_release(void* pointer) {
   return true;
 }
 
-std::string describe_guard_fault(const void* address) {
+bool find_guard_fault(const void* address, GuardFault* fault) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(address);
   const size_t page = page_bytes();
-  Region region;
-  {
-    std::lock_guard<std::mutex> lock(regions_mutex());
-    auto it = regions().upper_bound(at);
-    if (it == regions().begin()) return "";
-    --it;
-    if (at >= it->first + page) return "";
-    region = it->second;
-  }
-  char text[160];
-  const uintptr_t past = at - (region.start + region.bytes);
-  if (region.shared) {
-    std::snprintf(text, sizeof text,
+  if (holding_regions) return false;  // a fault in the registry: not a kernel's
+  std::lock_guard<std::mutex> lock(regions_mutex());  // another thread's, briefly
+  auto it = regions().upper_bound(at);
+  if (it == regions().begin()) return false;
+  --it;
+  if (at >= it->first + page) return false;
+  fault->address = at;
+  fault->start = it->second.start;
+  fault->bytes = it->second.bytes;
+  fault->shared = it->second.shared;
+  return true;
+}
+
+std::string GuardFault::describe() const {
+  char text[256];
+  const uintptr_t past = address - (start + bytes);
+  const char* access = !access_known ? "accessed" : write ? "wrote" : "read";
+  const int used = std::snprintf(text, sizeof text, "bounds: thread (%u,%u,%u) %s 0x%" PRIxPTR ", ",
+                                 thread.x, thread.y, thread.z, access, address);
+  if (shared) {
+    std::snprintf(text + used, sizeof text - size_t(used),
                   "%" PRIuPTR " bytes past the end of the block's %zu bytes of dynamic shared memory",
-                  past, region.bytes);
+                  past, bytes);
   } else {
-    std::snprintf(text, sizeof text,
+    std::snprintf(text + used, sizeof text - size_t(used),
                   "%" PRIuPTR " bytes past the end of a %zu-byte device allocation at 0x%" PRIxPTR,
-                  past, region.bytes, region.start);
+                  past, bytes, start);
   }
   return text;
 }

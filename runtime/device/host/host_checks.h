@@ -9,16 +9,20 @@
 // a block's dynamic shared memory; a kernel's access past either end faults,
 // and the fault ends the block with "bounds: thread (x,y,z) wrote|read
 // <address>, N bytes past the end of a B-byte device allocation at <base>"
-// (or "... of the block's B bytes of dynamic shared memory"). An allocation
+// (or "... of the block's B bytes of dynamic shared memory"). The fault
+// handler records the fault and leaves the faulting CUDA thread (it is
+// abandoned, as after a trap); the message is written once out of it. An allocation
 // is placed so that its end (rounded up to 16 bytes, the alignment it keeps)
 // meets the page, so an access up to 15 bytes past an odd size and accesses
 // before the start go unseen. Each allocation takes whole pages: slower and
 // larger than the plain mode, and meant for tests and debugging.
 #pragma once
 
+#include "kernels_templates/host_abi.h"
 #include "runtime/status.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace spectral::host {
@@ -48,9 +52,26 @@ void* guarded_allocate(size_t bytes, bool shared);
 /// Releases what guarded_allocate gave; false if it did not give `pointer`.
 bool guarded_release(void* pointer);
 
-/// What a fault at `address` hit, when it is the guard page of a guarded
-/// region: a message ("N bytes past the end of a B-byte device allocation at
-/// 0x..."); empty otherwise.
-std::string describe_guard_fault(const void* address);
+/// A fault on the guard page of a guarded region, as the fault handler
+/// records it (plain fields: the handler allocates nothing).
+struct GuardFault {
+  uintptr_t address = 0;
+  uintptr_t start = 0;  // the region's first byte, as its caller got it
+  size_t bytes = 0;
+  bool shared = false;
+  bool write = false;   // known on x86-64; else `access_known` is false
+  bool access_known = false;
+  spectral_host_uint3 thread{0, 0, 0};
+  /// "bounds: thread (x,y,z) wrote 0x..., N bytes past the end of a B-byte
+  /// device allocation at 0x..." (or "... of the block's B bytes of dynamic
+  /// shared memory").
+  std::string describe() const;
+};
+
+/// Whether a fault at `address` hit the guard page of a guarded region;
+/// fills `fault`'s region fields. As the fault handler needs it: no
+/// allocation, and false when this thread is inside the registry (a fault
+/// there is not a kernel's; waiting for the lock would hang).
+bool find_guard_fault(const void* address, GuardFault* fault);
 
 }  // namespace spectral::host

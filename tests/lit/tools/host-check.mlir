@@ -14,12 +14,33 @@
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
 // CUDA: error: --check runs on the host device, not --device=cuda
 // RUN: not spectral-run %s --random-inputs --check=bounds,race 2>&1 | FileCheck %s --check-prefix=RACE
-// RACE: error: --check=bounds,race: SPECTRAL_HOST_CHECK=bounds,race: the 'race' check is not built yet (available: bounds)
+// RACE: error: --check=bounds,race: the 'race' check is not built yet (available: bounds)
+// RUN: not spectral-run %s --random-inputs --check= 2>&1 | FileCheck %s --check-prefix=EMPTY
+// EMPTY: error: --check= names no check (available: bounds)
 // RUN: not env SPECTRAL_HOST_CHECK=everything spectral-run %s --random-inputs --device=host 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADENV
 // BADENV: SPECTRAL_HOST_CHECK=everything: unknown check 'everything' (available: bounds)
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=reference 2>&1 | FileCheck %s --check-prefix=REF
 // REF: --check need a device that runs kernels
+
+// A kernel built one element off (a wrapper compiler moves its store) is
+// caught by the check: the error names the op and its location, the kernel,
+// the block, the thread, the access and the allocation. Without the check
+// the same run ends without a word (the write lands in the padding).
+// RUN: rm -rf %t.cache
+// RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX="sh %S/Inputs/off-by-one-cxx.sh" \
+// RUN:   not spectral-run %s --function=exp_1000 --random-inputs --check=bounds 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=CAUGHT
+// CAUGHT: error: spectral.exp ({{.*}}host-check.mlir:[[@LINE+7]]:8): kernel 'ew_exp_f32_1000' failed in block ({{[0-9]+}},0,0): bounds: thread ({{[0-9]+}},0,0) wrote 0x{{[0-9a-f]+}}, 0 bytes past the end of a 4000-byte device allocation at 0x{{[0-9a-f]+}}
+// RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX="sh %S/Inputs/off-by-one-cxx.sh" \
+// RUN:   spectral-run %s --function=exp_1000 --random-inputs --device=host 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=UNSEEN
+// UNSEEN: result #0: tensor<1000xf32>
+// UNSEEN-NOT: error
+func.func @exp_1000(%x: tensor<1000xf32>) -> tensor<1000xf32> {
+  %y = spectral.exp %x : tensor<1000xf32>
+  return %y : tensor<1000xf32>
+}
 
 // A round trip through shared memory and a top-k in an FFT's store, with
 // results of odd sizes (the allocations end at their guard pages).

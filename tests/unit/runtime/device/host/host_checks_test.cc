@@ -8,7 +8,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+
+#include <csignal>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 namespace spectral::testing {
@@ -78,17 +82,47 @@ TEST(HostChecks, ParsedFromTheirNames) {
   expect_contains(unknown.status().message(), "unknown check 'bound'");
 }
 
+/// Sets SPECTRAL_HOST_CHECK for its scope, then puts back what was there
+/// (a run of the whole suite under the check keeps it).
+class CheckVariable {
+ public:
+  explicit CheckVariable(const char* value) {
+    if (const char* old = std::getenv("SPECTRAL_HOST_CHECK")) old_ = old;
+    setenv("SPECTRAL_HOST_CHECK", value, 1);
+  }
+  ~CheckVariable() {
+    if (old_.empty()) {
+      unsetenv("SPECTRAL_HOST_CHECK");
+    } else {
+      setenv("SPECTRAL_HOST_CHECK", old_.c_str(), 1);
+    }
+  }
+
+ private:
+  std::string old_;
+};
+
 TEST(HostChecks, EnvironmentErrorNamesTheVariable) {
-  setenv("SPECTRAL_HOST_CHECK", "everything", 1);
+  {
+    CheckVariable variable("everything");
+    StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create();
+    ASSERT_FALSE(device.is_ok());
+    expect_contains(device.status().message(), "SPECTRAL_HOST_CHECK=everything: unknown check");
+  }
+  CheckVariable variable("bounds");
   StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create();
-  unsetenv("SPECTRAL_HOST_CHECK");
-  ASSERT_FALSE(device.is_ok());
-  expect_contains(device.status().message(), "SPECTRAL_HOST_CHECK=everything: unknown check");
-  setenv("SPECTRAL_HOST_CHECK", "bounds", 1);
-  device = HostDevice::create();
-  unsetenv("SPECTRAL_HOST_CHECK");
   ASSERT_TRUE(device.is_ok()) << device.status().message();
   expect_contains((*device)->name(), "checking bounds");
+}
+
+/// Zero bytes still give a pointer of their own, released as any other.
+TEST(HostChecks, ZeroByteAllocationsUnderTheCheck) {
+  StatusOr<void*> a = checking_device().allocate(0), b = checking_device().allocate(0);
+  ASSERT_TRUE(a.is_ok() && b.is_ok());
+  EXPECT_NE(*a, *b);
+  EXPECT_TRUE(checking_device().release(*a).is_ok());
+  EXPECT_TRUE(checking_device().release(*b).is_ok());
+  EXPECT_FALSE(host::guarded_release(*a)) << "released twice";
 }
 
 /// Loop mode: thread 1000 of a 1000-float output (and a 1001-float one,
@@ -117,6 +151,24 @@ TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
   EXPECT_TRUE(host_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, unseen).is_ok());
 }
 
+/// A fault that is no guard fault (here a write through a null pointer) ends
+/// the process as it would without the check: by SIGSEGV, or under
+/// AddressSanitizer through its report (abort or exit status 1).
+void write_through_null() {
+  auto kernel = load_on(checking_device(), "write_past_end.cu", "write_one_past");
+  float* nowhere = nullptr;
+  int n = 10;
+  void* args[] = {&nowhere, &n};
+  (void)checking_device().launch(*kernel, {1, 1, 1}, {8, 1, 1}, 0, args);
+  std::exit(0);
+}
+
+TEST(HostChecksDeathTest, OtherFaultsStillEndTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto crashed = [](int status) { return !(WIFEXITED(status) && WEXITSTATUS(status) == 0); };
+  EXPECT_EXIT(write_through_null(), crashed, "");
+}
+
 /// On fibers: the last thread reads the element past a 64-float input.
 TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
   auto kernel = load_on(checking_device(), "out_of_bounds.cu", "read_one_past_with_barrier");
@@ -124,11 +176,15 @@ TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
   Floats in(checking_device(), std::vector<float>(64, 2.0f)), out(checking_device(),
                                                                   std::vector<float>(64, 0.0f));
   void* args[] = {&in.get(), &out.get()};
-  Status status = checking_device().launch(*kernel, {3, 1, 1}, {64, 1, 1}, 0, args);
-  ASSERT_FALSE(status.is_ok());
-  expect_contains(status.message(), "kernel 'read_one_past_with_barrier' failed in block");
-  expect_contains(status.message(), "bounds: thread (63,0,0) read 0x");
-  expect_contains(status.message(), "0 bytes past the end of a 256-byte device allocation");
+  // Again and again: every pool thread's runner leaves faulting fibers
+  // behind, and each launch still reports.
+  for (int again = 0; again < 4; ++again) {
+    Status status = checking_device().launch(*kernel, {6, 1, 1}, {64, 1, 1}, 0, args);
+    ASSERT_FALSE(status.is_ok());
+    expect_contains(status.message(), "kernel 'read_one_past_with_barrier' failed in block");
+    expect_contains(status.message(), "bounds: thread (63,0,0) read 0x");
+    expect_contains(status.message(), "0 bytes past the end of a 256-byte device allocation");
+  }
   // The device goes on: 63 threads of a 64-float input are within bounds.
   Floats wider(checking_device(), std::vector<float>(65, 2.0f));
   void* fine[] = {&wider.get(), &out.get()};
@@ -147,7 +203,20 @@ TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "bounds: thread (31,0,0) wrote 0x");
   expect_contains(status.message(), "0 bytes past the end of the block's 128 bytes of dynamic shared memory");
+  // Another size on the same runners: the guard moves with the end.
+  Floats wide(checking_device(), std::vector<float>(64, 0.0f));
+  void* wider[] = {&wide.get(), &shift};
+  status = checking_device().launch(*kernel, {2, 1, 1}, {64, 1, 1}, 64 * sizeof(float), wider);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "bounds: thread (63,0,0) wrote 0x");
+  expect_contains(status.message(), "0 bytes past the end of the block's 256 bytes of dynamic");
+  // None at all: the first write is past the end.
   shift = 0;
+  status = checking_device().launch(*kernel, {1, 1, 1}, {32, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "bounds: thread (0,0,0) wrote 0x");
+  expect_contains(status.message(), "0 bytes past the end of the block's 0 bytes of dynamic");
+  // Within bounds, as without the check.
   ASSERT_TRUE(
       checking_device().launch(*kernel, {2, 1, 1}, {32, 1, 1}, 32 * sizeof(float), args).is_ok());
   std::vector<float> want(32);
