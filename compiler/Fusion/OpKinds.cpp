@@ -314,31 +314,48 @@ int64_t denseRowLength(ShapedType dense, ShapedType sparse) {
   return dense.getDimSize(dense.getRank() - 1);
 }
 
+/// The user of `value` when it has one, past one reshape (noted in `chain`).
+Operation *throughReshape(Value value, SparseImageTransform &chain) {
+  Operation *user = onlyUser(value);
+  if (user && isa<sp::ReshapeOp>(user)) {
+    chain.reshape = user;
+    user = onlyUser(user->getResult(0));
+  }
+  return user;
+}
+
+/// What both chains ask once their ops are found: the transform fits one
+/// block (with a scatter's stamps when `scatter`), and the rows of the
+/// sparse op's dense side are its images; fills the chain's shape and k.
+std::string imagesRefusal(SparseImageTransform &chain, bool scatter, Value dense, Value sparse,
+                          const char *whose) {
+  if (std::string why = complexTransform2DRefusal(chain.transform, scatter, &chain.shape);
+      !why.empty())
+    return why;
+  auto sparseType = cast<ShapedType>(sparse.getType());
+  const int64_t n = denseRowLength(cast<ShapedType>(dense.getType()), sparseType);
+  if (n != chain.shape.h * chain.shape.w)
+    return "its rows (" + std::to_string(n) + " modes) are not " + whose + " images (" +
+           std::to_string(chain.shape.h) + " x " + std::to_string(chain.shape.w) + ")";
+  chain.k = sparseType.getDimSize(sparseType.getRank() - 1);
+  return "";
+}
+
 } // namespace
 
 std::string sparseStoreRefusal(Operation *fft, SparseImageTransform *chain) {
   SparseImageTransform c;
   if (!isa<sp::FftOp>(fft)) return "not an fft";
   c.transform = fft;
-  Operation *user = onlyUser(fft->getResult(0));
-  if (user && isa<sp::ReshapeOp>(user)) {
-    c.reshape = user;
-    user = onlyUser(user->getResult(0));
-  }
+  Operation *user = throughReshape(fft->getResult(0), c);
   if (!isa_and_nonnull<sp::TopkModesOp, sp::GatherOp>(user))
     return "the spectrum is not read by one topk_modes or gather alone";
   c.sparse = user;
+  // The dense side against the values (top-k) or the gathered (gather).
+  std::string why = imagesRefusal(c, false, user->getOperand(0), user->getResult(0),
+                                  "the transform's");
   if (chain) *chain = c;
-  if (std::string why = complexTransform2DRefusal(fft, false, &c.shape); !why.empty()) return why;
-  auto dense = cast<ShapedType>(user->getOperand(0).getType());
-  auto sparse = cast<ShapedType>(user->getResult(0).getType());  // values, or the gathered
-  const int64_t n = denseRowLength(dense, sparse);
-  if (n != c.shape.h * c.shape.w)
-    return "its rows (" + std::to_string(n) + " modes) are not the transform's images (" +
-           std::to_string(c.shape.h) + " x " + std::to_string(c.shape.w) + ")";
-  c.k = sparse.getDimSize(sparse.getRank() - 1);
-  if (chain) *chain = c;
-  return "";
+  return why;
 }
 
 std::string scatterLoadRefusal(Operation *scatter, SparseImageTransform *chain) {
@@ -346,24 +363,12 @@ std::string scatterLoadRefusal(Operation *scatter, SparseImageTransform *chain) 
   auto op = dyn_cast<sp::ScatterOp>(scatter);
   if (!op) return "not a scatter";
   c.sparse = scatter;
-  Operation *user = onlyUser(op.getResult());
-  if (user && isa<sp::ReshapeOp>(user)) {
-    c.reshape = user;
-    user = onlyUser(user->getResult(0));
-  }
+  Operation *user = throughReshape(op.getResult(), c);
   if (!isa_and_nonnull<sp::IfftOp>(user)) return "its result is not read by one ifft alone";
   c.transform = user;
+  std::string why = imagesRefusal(c, true, op.getResult(), op.getValues(), "the inverse's");
   if (chain) *chain = c;
-  if (std::string why = complexTransform2DRefusal(user, true, &c.shape); !why.empty()) return why;
-  auto dense = cast<ShapedType>(op.getResult().getType());
-  auto values = cast<ShapedType>(op.getValues().getType());
-  const int64_t n = denseRowLength(dense, values);
-  if (n != c.shape.h * c.shape.w)
-    return "its rows (" + std::to_string(n) + " modes) are not the inverse's images (" +
-           std::to_string(c.shape.h) + " x " + std::to_string(c.shape.w) + ")";
-  c.k = values.getDimSize(values.getRank() - 1);
-  if (chain) *chain = c;
-  return "";
+  return why;
 }
 
 bool isRowReduction(Operation *op) {

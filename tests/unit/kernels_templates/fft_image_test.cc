@@ -82,6 +82,14 @@ const char* const kPrelude =
     "#include \"fft_complex2d.cuh\"\n"
     "using spectral_fft::cplx;\n";
 
+/// A unit of `text` (its entry named $E, after `entry`) with the
+/// placeholders of unit_values.
+KernelSource image_unit(const ImageCase& c, const std::string& entry, const std::string& real,
+                        bool scatter, const std::string& text) {
+  const std::map<std::string, std::string> values = unit_values(c, entry, real, scatter);
+  return {fill(std::string(kPrelude) + text, values), fill("$E", values), {}};
+}
+
 /// The images' elements, row-major.
 const char* const kXLoad =
     "struct XLoad {\n  const cplx<$R>* x;\n"
@@ -91,63 +99,48 @@ const char* const kXLoad =
 /// Images from x, the top-k of each one's scaled spectrum into values and
 /// indices.
 KernelSource topk_unit(const ImageCase& c, const std::string& real = "float") {
-  return {fill(std::string(kPrelude) + kXLoad +
-                   "extern \"C\" __global__ void $E(const cplx<$R>* x, cplx<$R>* values,\n"
-                   "    long long* indices, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
-                   "    $R factor, long long k) {\n"
-                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
-                   "  spectral_fft::fft2_topk_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
-                   "      k, XLoad{x}, spectral_sparse::ByMagnitudeStore<cplx<$R>>{values,\n"
-                   "      indices, k});\n}\n",
-               unit_values(c, "fft2_topk", real, false)),
-          fill("$E", unit_values(c, "fft2_topk", real, false)),
-          {}};
+  return image_unit(c, "fft2_topk", real, false,
+                    std::string(kXLoad) +
+                    "extern \"C\" __global__ void $E(const cplx<$R>* x, cplx<$R>* values,\n"
+                    "    long long* indices, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
+                    "    $R factor, long long k) {\n"
+                    "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                    "  spectral_fft::fft2_topk_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
+                    "      k, XLoad{x}, spectral_sparse::ByMagnitudeStore<cplx<$R>>{values,\n"
+                    "      indices, k});\n}\n");
 }
 
 /// Images from x, the modes of each one's scaled spectrum at indices into out.
 KernelSource gather_unit(const ImageCase& c, const std::string& real = "float") {
-  return {fill(std::string(kPrelude) + kXLoad +
-                   "extern \"C\" __global__ void $E(const cplx<$R>* x, const long long* indices,\n"
-                   "    long long k, cplx<$R>* out, const cplx<$R>* tw_w,\n"
-                   "    const cplx<$R>* tw_h, $R factor, unsigned long long* error) {\n"
-                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
-                   "  spectral_fft::fft2_gather_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
-                   "      indices, k, XLoad{x}, spectral_sparse::RowsStore<cplx<$R>>{out, k},\n"
-                   "      error);\n}\n",
-               unit_values(c, "fft2_gather", real, false)),
-          fill("$E", unit_values(c, "fft2_gather", real, false)),
-          {}};
+  return image_unit(c, "fft2_gather", real, false,
+                    std::string(kXLoad) +
+                    "extern \"C\" __global__ void $E(const cplx<$R>* x, const long long* indices,\n"
+                    "    long long k, cplx<$R>* out, const cplx<$R>* tw_w,\n"
+                    "    const cplx<$R>* tw_h, $R factor, unsigned long long* error) {\n"
+                    "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                    "  spectral_fft::fft2_gather_block<$H, $W, $T, $R>(shared, tw_w, tw_h, factor,\n"
+                    "      indices, k, XLoad{x}, spectral_sparse::RowsStore<cplx<$R>>{out, k},\n"
+                    "      error);\n}\n");
 }
 
 /// Sparse rows [images, k] scattered into images, transformed back into y.
 KernelSource scatter_unit(const ImageCase& c, const std::string& real = "float") {
-  return {fill(std::string(kPrelude) +
-                   "struct VLoad {\n  const cplx<$R>* v;\n  long long k;\n"
-                   "  __device__ cplx<$R> operator()(long long row, long long j) const {\n"
-                   "    return v[row * k + j];\n  }\n};\n"
-                   "struct YStore {\n  cplx<$R>* y;\n"
-                   "  __device__ void operator()(int image, int r, int col, cplx<$R> value) const {\n"
-                   "    y[((long long)image * $H + r) * $W + col] = value;\n  }\n};\n"
-                   "extern \"C\" __global__ void $E(const cplx<$R>* v, const long long* indices,\n"
-                   "    long long k, cplx<$R>* y, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
-                   "    unsigned long long* error) {\n"
-                   "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
-                   "  spectral_fft::scatter_ifft2_block<$H, $W, $T, $R>(shared, indices, k, tw_w,\n"
-                   "      tw_h, VLoad{v, k}, YStore{y}, error);\n}\n",
-               unit_values(c, "scatter_ifft2", real, true)),
-          fill("$E", unit_values(c, "scatter_ifft2", real, true)),
-          {}};
+  return image_unit(c, "scatter_ifft2", real, true,
+                    "struct VLoad {\n  const cplx<$R>* v;\n  long long k;\n"
+                    "  __device__ cplx<$R> operator()(long long row, long long j) const {\n"
+                    "    return v[row * k + j];\n  }\n};\n"
+                    "struct YStore {\n  cplx<$R>* y;\n"
+                    "  __device__ void operator()(int image, int r, int col, cplx<$R> value) const {\n"
+                    "    y[((long long)image * $H + r) * $W + col] = value;\n  }\n};\n"
+                    "extern \"C\" __global__ void $E(const cplx<$R>* v, const long long* indices,\n"
+                    "    long long k, cplx<$R>* y, const cplx<$R>* tw_w, const cplx<$R>* tw_h,\n"
+                    "    unsigned long long* error) {\n"
+                    "$S  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                    "  spectral_fft::scatter_ifft2_block<$H, $W, $T, $R>(shared, indices, k, tw_w,\n"
+                    "      tw_h, VLoad{v, k}, YStore{y}, error);\n}\n");
 }
 
 std::vector<cfloat> twiddles(int n) { return to_float(planning::fftTwiddles(n, n)); }
-
-std::vector<cfloat> random_complex(int64_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<cfloat> x(count);
-  for (cfloat& v : x) v = {uniform(rng), uniform(rng)};
-  return x;
-}
 
 /// FFTW's unnormalized DFT of each image (its last two axes; one row when
 /// h is 1), in double.

@@ -22,14 +22,6 @@ namespace {
 
 using cfloat = std::complex<float>;
 
-std::vector<cfloat> random_complex(int64_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  std::vector<cfloat> x(count);
-  for (cfloat& v : x) v = {uniform(rng), uniform(rng)};
-  return x;
-}
-
 /// FFTW's unnormalized DFT of `x` over `axes` (double precision).
 std::vector<std::complex<double>> fftw_reference(const std::vector<cfloat>& x,
                                                  const std::vector<int>& shape,

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <memory>
 #include <mutex>
+#include <random>
 
 namespace spectral::testing {
 
@@ -122,6 +123,14 @@ std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
 
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& values) {
   return std::vector<std::complex<float>>(values.begin(), values.end());
+}
+
+std::vector<std::complex<float>> random_complex(int64_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  std::vector<std::complex<float>> x(static_cast<size_t>(count));
+  for (std::complex<float>& v : x) v = {uniform(rng), uniform(rng)};
+  return x;
 }
 
 }  // namespace spectral::testing

@@ -77,4 +77,7 @@ std::optional<CompiledKernel> expect_clean_cubin(const KernelSource& unit,
 /// Doubles rounded to the kernels' float precision.
 std::vector<std::complex<float>> to_float(const std::vector<std::complex<double>>& values);
 
+/// `count` complex values with parts uniform in [-1, 1), from `seed`.
+std::vector<std::complex<float>> random_complex(int64_t count, uint64_t seed);
+
 }  // namespace spectral::testing
