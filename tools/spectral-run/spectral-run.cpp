@@ -73,10 +73,12 @@ llvm::cl::opt<std::string> deviceName(
                    "reference (the double-precision evaluator, no kernels)"));
 llvm::cl::opt<std::string> checks(
     "check", llvm::cl::cat(category), llvm::cl::value_desc("CHECKS"),
-    llvm::cl::desc("run on the host device in check mode (SPECTRAL_HOST_CHECK): bounds ends "
-                   "the run with an error naming the kernel, block and thread of an access "
-                   "past the end of device or dynamic shared memory (slower: every "
-                   "allocation takes whole pages)"));
+    llvm::cl::desc("run on the host device in check mode (SPECTRAL_HOST_CHECK), a comma-"
+                   "separated list: bounds ends the run with an error naming the kernel, block "
+                   "and thread of an access past the end of device or dynamic shared memory "
+                   "(slower: every allocation takes whole pages); sync one at an exit while "
+                   "others wait at a barrier, a barrier after exits, or a warp mask naming "
+                   "absent lanes"));
 llvm::cl::opt<bool> validate(
     "validate", llvm::cl::cat(category),
     llvm::cl::desc("also run the reference evaluator and compare every result; exit "
@@ -305,7 +307,7 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
   if (checks.getNumOccurrences() > 0) {
-    if (checks.empty()) return fail("--check= names no check (available: bounds)");
+    if (checks.empty()) return fail("--check= names no check (available: bounds, sync)");
     if (deviceName == "cuda") return fail("--check runs on the host device, not --device=cuda");
     deviceName = "host";
     setenv("SPECTRAL_HOST_CHECK", checks.c_str(), 1);

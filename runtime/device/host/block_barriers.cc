@@ -1,7 +1,15 @@
 // block_barriers.cc - __syncthreads, warp rounds and __activemask over fibers.
 #include "runtime/device/host/block_scheduler.h"
 
+#include <cstdio>
+
 namespace spectral::host {
+
+std::string hex32(uint32_t value) {
+  char text[16];
+  std::snprintf(text, sizeof text, "0x%08x", value);
+  return text;
+}
 
 void BlockRunner::Impl::release_block() {
   participants[gen & 1] = arrived;
@@ -11,6 +19,9 @@ void BlockRunner::Impl::release_block() {
 
 int BlockRunner::Impl::sync_block(int op, int predicate) {
   if (loop_mode) throw LoopModeError{barrier_in_loop_mode("__syncthreads")};
+  if (launch->check_sync && live < count)
+    fail("sync: " + where() + " reached __syncthreads after " + std::to_string(count - live) +
+         " of the block's " + std::to_string(count) + " threads exited");
   const uint32_t me = cur, round = gen, slot = round & 1;
   if (arrived == 0) acc[slot] = 0;
   acc[slot] += predicate != 0;
@@ -48,6 +59,9 @@ const uint64_t* BlockRunner::Impl::warp_exchange(uint32_t mask, uint64_t value,
   if (loop_mode) throw LoopModeError{barrier_in_loop_mode("a warp intrinsic")};
   const uint32_t me = cur, lane = me & 31;
   Warp& warp = warps[me >> 5];
+  if (launch->check_sync && (mask & ~warp.live) != 0)
+    fail("sync: " + where() + " passed a warp intrinsic the mask " + hex32(mask) + ", whose lanes " +
+         hex32(mask & ~warp.live) + " have exited or do not exist");
   while (warp.unread[warp.gen & 1] != 0) {
     threads[me].state = State::kWarpDrain;
     switch_from(me);

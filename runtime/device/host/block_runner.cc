@@ -106,6 +106,19 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
   --live;
   Warp& warp = warps[me >> 5];
   warp.live &= ~(1u << (me & 31));
+  if (launch->check_sync && error.empty()) {
+    if (arrived != 0) {
+      error = "sync: " + where() + " exited while " + std::to_string(arrived) +
+              " thread(s) wait at __syncthreads";
+    } else if (warp.arrived != 0 && (warp.need >> (me & 31) & 1u) != 0) {
+      error = "sync: " + where() + " exited while lanes " + hex32(warp.arrived) +
+              " of its warp wait at a warp intrinsic whose mask " + hex32(warp.need) + " names it";
+    }
+    if (!error.empty()) {
+      announce_switch(kMain);
+      return std::move(main);  // run_fibers abandons the block
+    }
+  }
   if (arrived != 0 && arrived == live) release_block();  // exited threads count as arrived
   try_release_warp(warp, false);
   from = me;

@@ -32,6 +32,9 @@ struct GridLaunch {
   /// inaccessible page, and a fault there (or past a guarded device
   /// allocation) ends the block with an error naming the thread.
   bool check_bounds = false;
+  /// host_checks.h's sync check: an exit while others wait at a barrier, a
+  /// barrier after exits, or a warp mask naming absent lanes fails the block.
+  bool check_sync = false;
 };
 
 class BlockRunner {

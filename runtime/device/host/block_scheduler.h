@@ -84,6 +84,8 @@ constexpr uint32_t kMaxThreads = 1024;
 constexpr uint32_t kMain = UINT32_MAX;
 
 std::string format(spectral_host_uint3 v);
+/// "0x0000ffff": a warp's lanes.
+std::string hex32(uint32_t value);
 
 struct BlockRunner::Impl {
   explicit Impl(size_t stack_bytes) : stacks(stack_bytes) {}

@@ -55,7 +55,10 @@ size_t page_bytes() {
 
 }  // namespace
 
-std::string HostChecks::describe() const { return bounds ? "bounds" : "none"; }
+std::string HostChecks::describe() const {
+  if (!any()) return "none";
+  return std::string(bounds ? "bounds" : "") + (bounds && sync ? "," : "") + (sync ? "sync" : "");
+}
 
 StatusOr<HostChecks> parse_host_checks(const std::string& text) {
   HostChecks checks;
@@ -64,10 +67,12 @@ StatusOr<HostChecks> parse_host_checks(const std::string& text) {
     if (word.empty()) continue;
     if (word == "bounds") {
       checks.bounds = true;
-    } else if (word == "race" || word == "init" || word == "sync" || word == "order") {
-      return Status::error("the '" + word + "' check is not built yet (available: bounds)");
+    } else if (word == "sync") {
+      checks.sync = true;
+    } else if (word == "race" || word == "init" || word == "order") {
+      return Status::error("the '" + word + "' check is not built yet (available: bounds, sync)");
     } else {
-      return Status::error("unknown check '" + word + "' (available: bounds)");
+      return Status::error("unknown check '" + word + "' (available: bounds, sync)");
     }
   }
   return checks;

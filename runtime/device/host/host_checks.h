@@ -10,12 +10,20 @@
 // and the fault ends the block with "bounds: thread (x,y,z) wrote|read
 // <address>, N bytes past the end of a B-byte device allocation at <base>"
 // (or "... of the block's B bytes of dynamic shared memory"). The fault
-// handler records the fault and leaves the faulting CUDA thread (it is
-// abandoned, as after a trap); the message is written once out of it. An allocation
-// is placed so that its end (rounded up to 16 bytes, the alignment it keeps)
+// handler records the fault and leaves the faulting CUDA thread (abandoned,
+// as after a trap); the message is written once out of it. An allocation is
+// placed so that its end (rounded up to 16 bytes, the alignment it keeps)
 // meets the page, so an access up to 15 bytes past an odd size and accesses
 // before the start go unseen. Each allocation takes whole pages: slower and
 // larger than the plain mode, and meant for tests and debugging.
+//
+// sync: what CUDA leaves undefined at a barrier is an error of the block
+// instead of being accepted (the plain mode counts exited threads as
+// arrived, as GPUs do): a thread that exits while others wait at
+// __syncthreads, a __syncthreads reached after some of the block's threads
+// exited, and a warp intrinsic whose mask names a lane that has exited or
+// does not exist. Threads waiting at different barriers are a deadlock
+// error in every mode.
 #pragma once
 
 #include "kernels_templates/host_abi.h"
@@ -29,14 +37,15 @@ namespace spectral::host {
 
 struct HostChecks {
   bool bounds = false;
+  bool sync = false;
 
-  bool any() const { return bounds; }
-  /// "bounds", or "none".
+  bool any() const { return bounds || sync; }
+  /// "bounds,sync", or "none".
   std::string describe() const;
 };
 
-/// The checks `text` names ("bounds"; empty: none). The other checks of the
-/// check mode (race, init, sync, order) are not built yet and are refused by
+/// The checks `text` names ("bounds", "sync"; empty: none). The other checks
+/// of the check mode (race, init, order) are not built yet and are refused by
 /// name, as is anything else.
 StatusOr<HostChecks> parse_host_checks(const std::string& text);
 

@@ -246,6 +246,7 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   host::LaunchContext context;
   pool_->prepare(&context);
   context.check_bounds = checks_.bounds;
+  context.check_sync = checks_.sync;
   const int result = host_kernel->launch_fn()(&context.table, {grid.x, grid.y, grid.z},
                                               {block.x, block.y, block.z},
                                               dynamic_shared_bytes, args);

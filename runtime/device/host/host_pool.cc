@@ -150,6 +150,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.dynamic_shared_bytes = dynamic_shared_bytes;
     launch.args = args;
     launch.check_bounds = context.check_bounds;
+    launch.check_sync = context.check_sync;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };

@@ -31,6 +31,7 @@ struct LaunchContext {
   HostPool* pool = nullptr;
   Status status;
   bool check_bounds = false;  // GridLaunch::check_bounds of the launch
+  bool check_sync = false;    // GridLaunch::check_sync
 };
 
 class HostPool {

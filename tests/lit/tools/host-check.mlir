@@ -14,12 +14,15 @@
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
 // CUDA: error: --check runs on the host device, not --device=cuda
 // RUN: not spectral-run %s --random-inputs --check=bounds,race 2>&1 | FileCheck %s --check-prefix=RACE
-// RACE: error: --check=bounds,race: the 'race' check is not built yet (available: bounds)
+// RACE: error: --check=bounds,race: the 'race' check is not built yet (available: bounds, sync)
 // RUN: not spectral-run %s --random-inputs --check= 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: error: --check= names no check (available: bounds)
+// EMPTY: error: --check= names no check (available: bounds, sync)
+// RUN: spectral-run %s --random-inputs --check=bounds,sync --validate 2>&1 | FileCheck %s --check-prefix=BOTH
+// BOTH: spectral-run: on the host ({{[0-9]+}} threads, checking bounds,sync) (check mode: slower than a plain run)
+// BOTH-COUNT-2: PASS
 // RUN: not env SPECTRAL_HOST_CHECK=everything spectral-run %s --random-inputs --device=host 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADENV
-// BADENV: SPECTRAL_HOST_CHECK=everything: unknown check 'everything' (available: bounds)
+// BADENV: SPECTRAL_HOST_CHECK=everything: unknown check 'everything' (available: bounds, sync)
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=reference 2>&1 | FileCheck %s --check-prefix=REF
 // REF: --check need a device that runs kernels
 

@@ -35,6 +35,21 @@ HostDevice& checking_device() {
   return *device;
 }
 
+/// A device with the sync check.
+HostDevice& sync_device() {
+  static HostDevice* device = [] {
+    HostChecks checks;
+    checks.sync = true;
+    StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
+    if (!made) {
+      ADD_FAILURE() << made.status().message();
+      std::abort();
+    }
+    return made.value().release();
+  }();
+  return *device;
+}
+
 /// An allocation of `n` floats on `device`, released on scope exit.
 class Floats {
  public:
@@ -74,9 +89,14 @@ TEST(HostChecks, ParsedFromTheirNames) {
   ASSERT_TRUE(checks.is_ok());
   EXPECT_TRUE(checks->bounds);
   EXPECT_FALSE(host::parse_host_checks("")->any());
+  StatusOr<HostChecks> both = host::parse_host_checks("sync,bounds");
+  ASSERT_TRUE(both.is_ok());
+  EXPECT_TRUE(both->bounds && both->sync);
+  EXPECT_EQ(both->describe(), "bounds,sync");
   StatusOr<HostChecks> later = host::parse_host_checks("bounds,race");
   ASSERT_FALSE(later.is_ok());
-  expect_contains(later.status().message(), "'race' check is not built yet (available: bounds)");
+  expect_contains(later.status().message(),
+                  "'race' check is not built yet (available: bounds, sync)");
   StatusOr<HostChecks> unknown = host::parse_host_checks("bound");
   ASSERT_FALSE(unknown.is_ok());
   expect_contains(unknown.status().message(), "unknown check 'bound'");
@@ -222,6 +242,49 @@ TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   std::vector<float> want(32);
   for (int t = 0; t < 32; ++t) want[size_t(t)] = float(t);
   EXPECT_EQ(out.read(), want);
+}
+
+/// Each sync misuse fails its launch under the check, naming the thread,
+/// and runs without a word in the plain mode.
+TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
+  struct Case {
+    const char* entry;
+    unsigned threads;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"exit_while_others_wait", 64, "sync: thread (5,0,0) exited while 5 thread(s) wait at __syncthreads"},
+      {"barrier_after_exit", 64,
+       "sync: thread (1,0,0) reached __syncthreads after 1 of the block's 64 threads exited"},
+      {"shuffle_with_absent_lanes", 32,
+       "sync: thread (16,0,0) exited while lanes 0x0000ffff of its warp wait at a warp intrinsic "
+       "whose mask 0xffffffff names it"},
+      {"shuffle_with_absent_lanes", 16,
+       "sync: thread (0,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0xffff0000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.entry) + " with " + std::to_string(c.threads) + " threads");
+    StatusOr<std::shared_ptr<Kernel>> checked =
+        sync_device().load({kernel_file("sync_misuse.cu"), c.entry, {}});
+    ASSERT_TRUE(checked.is_ok()) << checked.status().message();
+    DeviceBuffer<int> out(64);
+    void* args[] = {&out.get()};
+    Status status = sync_device().launch(**checked, {2, 1, 1}, {c.threads, 1, 1}, 0, args);
+    ASSERT_FALSE(status.is_ok());
+    expect_contains(status.message(), std::string("kernel '") + c.entry + "' failed in block");
+    expect_contains(status.message(), c.message);
+    auto plain = load_kernel("sync_misuse.cu", c.entry);
+    ASSERT_TRUE(plain);
+    EXPECT_TRUE(host_device().launch(*plain, {2, 1, 1}, {c.threads, 1, 1}, 0, args).is_ok());
+  }
+  // The same barriers used right pass the check: every thread reaches them.
+  auto good = sync_device().load({kernel_file("block_reduce.cu"), "block_reduce", {}});
+  ASSERT_TRUE(good.is_ok());
+  int n = 256;
+  DeviceBuffer<float> in(std::vector<float>(256, 1.0f)), sum(1);
+  void* args[] = {&in.get(), &sum.get(), &n};
+  ASSERT_TRUE(sync_device().launch(**good, {1, 1, 1}, {256, 1, 1}, 0, args).is_ok());
+  EXPECT_EQ(sum.read()[0], 256.0f);
 }
 
 }  // namespace
