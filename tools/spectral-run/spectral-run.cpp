@@ -76,9 +76,9 @@ llvm::cl::opt<std::string> checks(
     llvm::cl::desc("run on the host device in check mode (SPECTRAL_HOST_CHECK), a comma-"
                    "separated list: bounds ends the run with an error naming the kernel, block "
                    "and thread of an access past the end of device or dynamic shared memory "
-                   "(slower: every allocation takes whole pages); sync one at an exit while "
-                   "others wait at a barrier, a barrier after exits, or a warp mask naming "
-                   "absent lanes"));
+                   "(slower: every allocation takes whole pages); sync ends it at a thread "
+                   "exiting while others wait at a barrier or at a warp intrinsic naming it, a "
+                   "barrier after exits, or a warp mask naming absent lanes"));
 llvm::cl::opt<bool> validate(
     "validate", llvm::cl::cat(category),
     llvm::cl::desc("also run the reference evaluator and compare every result; exit "

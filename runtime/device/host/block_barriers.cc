@@ -59,14 +59,15 @@ const uint64_t* BlockRunner::Impl::warp_exchange(uint32_t mask, uint64_t value,
   if (loop_mode) throw LoopModeError{barrier_in_loop_mode("a warp intrinsic")};
   const uint32_t me = cur, lane = me & 31;
   Warp& warp = warps[me >> 5];
-  if (launch->check_sync && (mask & ~warp.live) != 0)
-    fail("sync: " + where() + " passed a warp intrinsic the mask " + hex32(mask) + ", whose lanes " +
-         hex32(mask & ~warp.live) + " have exited or do not exist");
   while (warp.unread[warp.gen & 1] != 0) {
     threads[me].state = State::kWarpDrain;
     switch_from(me);
     threads[me].state = State::kRunning;
   }
+  // After the drain: lanes it names may have exited meanwhile.
+  if (launch->check_sync && (mask & ~warp.live) != 0)
+    fail("sync: " + where() + " passed a warp intrinsic the mask " + hex32(mask) + ", whose lanes " +
+         hex32(mask & ~warp.live) + " have exited or do not exist");
   const uint32_t slot = warp.gen & 1;
   warp.values[slot][lane] = value;
   warp.arrived |= 1u << lane;

@@ -112,7 +112,7 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
               " thread(s) wait at __syncthreads";
     } else if (warp.arrived != 0 && (warp.need >> (me & 31) & 1u) != 0) {
       error = "sync: " + where() + " exited while lanes " + hex32(warp.arrived) +
-              " of its warp wait at a warp intrinsic whose mask " + hex32(warp.need) + " names it";
+              " of its warp wait at a warp intrinsic whose masks name it";
     }
     if (!error.empty()) {
       announce_switch(kMain);

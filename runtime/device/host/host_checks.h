@@ -17,13 +17,15 @@
 // before the start go unseen. Each allocation takes whole pages: slower and
 // larger than the plain mode, and meant for tests and debugging.
 //
-// sync: what CUDA leaves undefined at a barrier is an error of the block
-// instead of being accepted (the plain mode counts exited threads as
-// arrived, as GPUs do): a thread that exits while others wait at
-// __syncthreads, a __syncthreads reached after some of the block's threads
-// exited, and a warp intrinsic whose mask names a lane that has exited or
-// does not exist. Threads waiting at different barriers are a deadlock
-// error in every mode.
+// sync: what the plain mode accepts as GPUs do (exited threads count as
+// arrived) is an error of the block: a thread that exits while others wait
+// at __syncthreads and a __syncthreads reached after some of the block's
+// threads exited (undefined in CUDA), a lane that exits while others wait at
+// a warp intrinsic whose mask names it, and a warp intrinsic whose mask names
+// a lane that has exited or does not exist (defined in CUDA while no value is
+// read from it, but advised against; the check is that strict). Two
+// different __syncthreads are not told apart; a barrier some live threads
+// never reach is a deadlock error in every mode.
 #pragma once
 
 #include "kernels_templates/host_abi.h"

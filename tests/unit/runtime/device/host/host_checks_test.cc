@@ -258,7 +258,10 @@ TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
        "sync: thread (1,0,0) reached __syncthreads after 1 of the block's 64 threads exited"},
       {"shuffle_with_absent_lanes", 32,
        "sync: thread (16,0,0) exited while lanes 0x0000ffff of its warp wait at a warp intrinsic "
-       "whose mask 0xffffffff names it"},
+       "whose masks name it"},
+      {"shuffle_after_lanes_exited", 32,
+       "sync: thread (16,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0x0000ffff "
+       "have exited or do not exist"},
       {"shuffle_with_absent_lanes", 16,
        "sync: thread (0,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0xffff0000"},
   };
