@@ -20,33 +20,25 @@ namespace {
 
 using host::HostChecks;
 
+/// A device with `checks`, for the whole program (the pool is process-wide).
+HostDevice* make_device(const HostChecks& checks) {
+  StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
+  if (!made) {
+    ADD_FAILURE() << made.status().message();
+    std::abort();
+  }
+  return made.value().release();
+}
+
 /// A device with the bounds check, beside the shared plain one.
 HostDevice& checking_device() {
-  static HostDevice* device = [] {
-    HostChecks checks;
-    checks.bounds = true;
-    StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
-    if (!made) {
-      ADD_FAILURE() << made.status().message();
-      std::abort();
-    }
-    return made.value().release();
-  }();
+  static HostDevice* device = make_device(HostChecks{/*bounds=*/true, /*sync=*/false});
   return *device;
 }
 
 /// A device with the sync check.
 HostDevice& sync_device() {
-  static HostDevice* device = [] {
-    HostChecks checks;
-    checks.sync = true;
-    StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
-    if (!made) {
-      ADD_FAILURE() << made.status().message();
-      std::abort();
-    }
-    return made.value().release();
-  }();
+  static HostDevice* device = make_device(HostChecks{/*bounds=*/false, /*sync=*/true});
   return *device;
 }
 
