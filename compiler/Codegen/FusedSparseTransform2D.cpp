@@ -111,9 +111,7 @@ std::string describeChain(const fusion::SparseImageTransform &chain) {
   std::vector<Operation *> ops = {chain.transform, chain.sparse};
   if (chain.reshape) ops.push_back(chain.reshape);
   llvm::sort(ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  std::vector<std::string> names;
-  for (Operation *op : ops) names.push_back(CodegenContext::describe(op));
-  return describeAll(names);
+  return describeFusedOps(ops);
 }
 
 /// The error of a gather's or scatter's bad index, as Sparse.cpp words it.
