@@ -49,7 +49,7 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   if (active)
     for (int n = t; n < H; n += THREADS) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
   __syncthreads();
-  fft_shared<H, THREADS, true>(z, half_twiddles, t);
+  fft_shared<H, THREADS, true>(z, half_twiddles, t, active);
   if (!active) return;
   for (int k = t; k <= H; k += THREADS)
     store(batch, k, unpack_bin(z[k % H], z[(H - k) % H], twiddles_n[k]));
@@ -77,7 +77,7 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
       z[k] = pack_bins(a, b, twiddles_n[k]);
     }
   __syncthreads();
-  fft_shared<H, THREADS, false>(z, half_twiddles, t);
+  fft_shared<H, THREADS, false>(z, half_twiddles, t, active);
   if (active)
     for (int n = t; n < H; n += THREADS) {
       store(batch, 2 * n, z[n].re);
@@ -106,7 +106,7 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
     for (int n = t; n < H; n += THREADS)
       z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
   __syncthreads();
-  fft_shared<H, THREADS, true>(z, half_twiddles, t);  // ends with a barrier
+  fft_shared<H, THREADS, true>(z, half_twiddles, t, active);  // ends with a barrier
   if (active)
     for (int k = t; k <= H / 2; k += THREADS) {
       const int m = H - k;  // the partner bin; H (Nyquist) when k == 0
@@ -123,7 +123,7 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
       if (k != 0 && m != k) z[m] = pack_bins(ym, yk, twiddles_n[m]);
     }
   __syncthreads();  // the inverse's first stage reads pairs other threads packed
-  fft_shared<H, THREADS, false>(z, half_twiddles, t);
+  fft_shared<H, THREADS, false>(z, half_twiddles, t, active);
   if (active)
     for (int n = t; n < H; n += THREADS) {
       store(batch, 2 * n, z[n].re);

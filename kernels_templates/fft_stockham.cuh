@@ -147,7 +147,7 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
   if (active)
     for (int i = t; i < N; i += THREADS) x[i] = load(batch, i);
   __syncthreads();
-  fft_shared<N, THREADS, FORWARD>(x, twiddles, t);
+  fft_shared<N, THREADS, FORWARD>(x, twiddles, t, active);  // a row past the batch loaded nothing
   if (active)
     for (int i = t; i < N; i += THREADS) store(batch, i, x[i]);
 }
@@ -166,11 +166,11 @@ __device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict
   if (active)
     for (int i = t; i < N; i += THREADS) x[i] = load(batch, i);
   __syncthreads();
-  fft_shared<N, THREADS, true>(x, twiddles, t);  // ends with a barrier
+  fft_shared<N, THREADS, true>(x, twiddles, t, active);  // ends with a barrier
   if (active)
     for (int k = t; k < N; k += THREADS) x[k] = filter(batch, k, x[k]);
   __syncthreads();  // the inverse's first stage reads bins other threads filtered
-  fft_shared<N, THREADS, false>(x, twiddles, t);
+  fft_shared<N, THREADS, false>(x, twiddles, t, active);
   if (active)
     for (int i = t; i < N; i += THREADS) store(batch, i, x[i]);
 }

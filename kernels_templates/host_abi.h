@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SPECTRAL_HOST_ABI_VERSION 1u
+#define SPECTRAL_HOST_ABI_VERSION 2u
 #define SPECTRAL_HOST_LAUNCH_PREFIX "spectral_host_launch_"
 
 /* The layout of CUDA's uint3 (host_emulation.h makes uint3 this type). */
@@ -59,6 +59,13 @@ typedef struct spectral_host_kernel {
   spectral_host_thread_fn run_thread;
 } spectral_host_kernel;
 
+/* Kinds of access_check (the race and init checks of host_checks.h). */
+enum {
+  SPECTRAL_HOST_ACCESS_READ = 0,
+  SPECTRAL_HOST_ACCESS_WRITE = 1,
+  SPECTRAL_HOST_ACCESS_ATOMIC = 2 /* a read-modify-write: excepted from the race check */
+};
+
 /* Operations of sync_block: __syncthreads and its _count/_and/_or forms. */
 enum {
   SPECTRAL_HOST_SYNC_PLAIN = 0,
@@ -86,6 +93,17 @@ struct spectral_host_runtime {
   unsigned int (*warp_active_mask)(spectral_host_block* block);
   /* __trap(): fails the launch with `message`; does not return. */
   void (*trap)(spectral_host_block* block, const char* message);
+  /* A kernel built for the race and init checks (host_check_access.cc) calls
+   * this when one of the block's threads starts: its .so is loaded at
+   * `module_base`, and its static __shared__ variables (thread_local on the
+   * host) lie in [static_shared_begin, static_shared_end) on this OS thread. */
+  void (*access_thread_start)(spectral_host_block* block, uintptr_t module_base,
+                              uintptr_t static_shared_begin, uintptr_t static_shared_end);
+  /* ... and this before each of its loads and stores, `pc` being the
+   * instruction's address in the .so. Does not return when the access is a
+   * defect the checks look for (the launch fails). */
+  void (*access_check)(spectral_host_block* block, uintptr_t address, size_t bytes,
+                       unsigned int kind, uintptr_t pc);
 };
 
 /* The one export of a kernel .so, named SPECTRAL_HOST_LAUNCH_PREFIX + entry.

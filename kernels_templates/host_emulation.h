@@ -158,20 +158,33 @@ SPECTRAL_HOST_VEC3(double, double)
 namespace spectral_host {
 namespace detail {
 
+#ifdef SPECTRAL_HOST_CHECK_ACCESSES
+// Built for the race and init checks: loads and stores are instrumented
+// (-fsanitize=thread's calls, answered by host_check_access.cc, which is not),
+// and the running block is kept there, so that the only thread_local
+// variables of the unit are its static __shared__ ones.
+extern "C" __attribute__((visibility("hidden"))) spectral_host_block* spectral_host_check_block(void);
+extern "C" __attribute__((visibility("hidden"))) void spectral_host_check_enter(spectral_host_block*);
+__forceinline__ spectral_host_block* current_block() { return spectral_host_check_block(); }
+__forceinline__ void enter_block(spectral_host_block* block) { spectral_host_check_enter(block); }
+#else
 /// The block running on this OS thread; set by each thread's trampoline.
 [[maybe_unused]] static thread_local spectral_host_block* tls_block = nullptr;
+__forceinline__ spectral_host_block* current_block() { return tls_block; }
+__forceinline__ void enter_block(spectral_host_block* block) { tls_block = block; }
+#endif
 
 }  // namespace detail
 
-__forceinline__ void* dynamic_shared() { return detail::tls_block->dynamic_shared; }
-__forceinline__ unsigned int lane_id() { return detail::tls_block->linear_tid & 31u; }
+__forceinline__ void* dynamic_shared() { return detail::current_block()->dynamic_shared; }
+__forceinline__ unsigned int lane_id() { return detail::current_block()->linear_tid & 31u; }
 
 }  // namespace spectral_host
 
-#define threadIdx (static_cast<const uint3&>(::spectral_host::detail::tls_block->thread_idx))
-#define blockIdx (static_cast<const uint3&>(::spectral_host::detail::tls_block->block_idx))
-#define blockDim (::dim3(::spectral_host::detail::tls_block->block_dim))
-#define gridDim (::dim3(::spectral_host::detail::tls_block->grid_dim))
+#define threadIdx (static_cast<const uint3&>(::spectral_host::detail::current_block()->thread_idx))
+#define blockIdx (static_cast<const uint3&>(::spectral_host::detail::current_block()->block_idx))
+#define blockDim (::dim3(::spectral_host::detail::current_block()->block_dim))
+#define gridDim (::dim3(::spectral_host::detail::current_block()->grid_dim))
 #define warpSize 32
 
 // ---- Barriers and warp intrinsics ---------------------------------------------------------
@@ -200,18 +213,18 @@ namespace detail {
 inline bool uses_sync() { return __start_spectral_host_sync != nullptr; }
 
 SPECTRAL_HOST_SYNC_FN int sync_block(int op, int predicate) {
-  spectral_host_block* block = tls_block;
+  spectral_host_block* block = current_block();
   return block->rt->sync_block(block, op, predicate);
 }
 
 SPECTRAL_HOST_SYNC_FN unsigned int active_mask() {
-  spectral_host_block* block = tls_block;
+  spectral_host_block* block = current_block();
   return block->rt->warp_active_mask(block);
 }
 
 SPECTRAL_HOST_SYNC_FN const uint64_t* warp_exchange(unsigned int mask, uint64_t value,
                                                     unsigned int* arrived) {
-  spectral_host_block* block = tls_block;
+  spectral_host_block* block = current_block();
   return block->rt->warp_exchange(block, mask, value, arrived);
 }
 
@@ -350,7 +363,7 @@ SPECTRAL_HOST_WARP_REDUCE(__reduce_max_sync, int, int(0x80000000u), other > resu
 
 /// Fails the launch with a message naming the block and thread.
 [[noreturn]] __forceinline__ void __trap() {
-  spectral_host_block* block = ::spectral_host::detail::tls_block;
+  spectral_host_block* block = ::spectral_host::detail::current_block();
   block->rt->trap(block, "__trap() called");
   __builtin_unreachable();
 }
@@ -658,6 +671,7 @@ __forceinline__ void invoke_kernel(void (*kernel)(Params...), void** args) {
 inline int launch(const spectral_host_runtime* rt, const char* name, spectral_host_thread_fn thread,
                   spectral_host_uint3 grid, spectral_host_uint3 block, size_t dynamic_shared_bytes,
                   void** args) {
+  enter_block(nullptr);  // no CUDA thread runs (a failed block's may have been left)
   if (rt == nullptr || rt->abi_version != SPECTRAL_HOST_ABI_VERSION) return -1;
   const spectral_host_kernel kernel = {SPECTRAL_HOST_ABI_VERSION,
                                        uses_sync() ? unsigned(SPECTRAL_HOST_KERNEL_USES_SYNC) : 0u,
@@ -671,7 +685,7 @@ inline int launch(const spectral_host_runtime* rt, const char* name, spectral_ho
 /// The .so export for the kernel `name` (see the convention at the top).
 #define SPECTRAL_HOST_ENTRY(name)                                                            \
   static void spectral_host_thread_##name(spectral_host_block* block, void** args) {         \
-    ::spectral_host::detail::tls_block = block;                                               \
+    ::spectral_host::detail::enter_block(block);                                              \
     ::spectral_host::detail::invoke_kernel(&name, args);                                      \
   }                                                                                           \
   extern "C" __attribute__((visibility("default"))) int spectral_host_launch_##name(         \

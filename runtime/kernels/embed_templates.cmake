@@ -1,7 +1,7 @@
 # Writes the files of kernels_templates/ into a C++ source as byte arrays.
 # Run at build time: cmake -DROOT=<kernels_templates> -DOUTPUT=<file.cc> -P embed_templates.cmake
 # Byte arrays rather than raw strings: no delimiter can collide with a file's text.
-file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/*.cuh ${ROOT}/*.h)
+file(GLOB_RECURSE files RELATIVE ${ROOT} ${ROOT}/*.cuh ${ROOT}/*.h ${ROOT}/*.cc)
 list(SORT files)
 
 set(arrays "")

@@ -11,6 +11,7 @@
 #include "compiler/Reference/Evaluator.h"
 #include "dialects/spectral/IR/SourceLimits.h"
 #include "dialects/spectral/IR/SpectralOps.h"
+#include "runtime/device/host/host_checks.h"
 #include "runtime/program/artifact.h"
 #include "runtime/program/kernel_dump.h"
 #include "runtime/program/report.h"
@@ -78,7 +79,13 @@ llvm::cl::opt<std::string> checks(
                    "and thread of an access past the end of device or dynamic shared memory "
                    "(slower: every allocation takes whole pages); sync ends it at a thread "
                    "exiting while others wait at a barrier or at a warp intrinsic naming it, a "
-                   "barrier after exits, or a warp mask naming absent lanes"));
+                   "barrier after exits, or a warp mask naming absent lanes; race at two "
+                   "accesses to one byte of shared or device memory, one a write, that no "
+                   "__syncthreads orders (or from two blocks of a launch); init at a read of "
+                   "shared or device memory nothing wrote (race and init build the kernels "
+                   "instrumented, many times slower); order[=reverse|SEED] runs every launch "
+                   "twice, threads in forward and then in reversed or random order, and ends it "
+                   "when the bytes written differ"));
 llvm::cl::opt<bool> validate(
     "validate", llvm::cl::cat(category),
     llvm::cl::desc("also run the reference evaluator and compare every result; exit "
@@ -307,7 +314,9 @@ int runOnDevice(ModuleOp module, func::FuncOp function,
   if (deviceName != "auto" && deviceName != "cuda" && deviceName != "host")
     return fail("--device=" + deviceName + ": expected auto, cuda, host or reference");
   if (checks.getNumOccurrences() > 0) {
-    if (checks.empty()) return fail("--check= names no check (available: bounds, sync)");
+    if (checks.empty())
+      return fail("--check= names no check (available: " +
+                  std::string(::spectral::host::kAvailableChecks) + ")");
     if (deviceName == "cuda") return fail("--check runs on the host device, not --device=cuda");
     deviceName = "host";
     setenv("SPECTRAL_HOST_CHECK", checks.c_str(), 1);

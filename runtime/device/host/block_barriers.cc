@@ -1,4 +1,5 @@
 // block_barriers.cc - __syncthreads, warp rounds and __activemask over fibers.
+#include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/block_scheduler.h"
 
 #include <cstdio>
@@ -15,6 +16,7 @@ void BlockRunner::Impl::release_block() {
   participants[gen & 1] = arrived;
   arrived = 0;
   ++gen;
+  if (launch->permute) reorder();  // the next interval in another order
 }
 
 int BlockRunner::Impl::sync_block(int op, int predicate) {
@@ -171,6 +173,24 @@ void hook_trap(spectral_host_block* block, const char* message) {
   impl.fail(std::move(text));
 }
 
+void hook_access_thread_start(spectral_host_block* block, uintptr_t module_base,
+                              uintptr_t static_begin, uintptr_t static_end) {
+  BlockRunner::Impl& impl = impl_of(block);
+  AccessChecker* checker = impl.running_here() ? impl.launch->checker : nullptr;
+  if (checker != nullptr) checker->thread_start(module_base, static_begin, static_end);
+}
+
+void hook_access_check(spectral_host_block* block, uintptr_t address, size_t bytes,
+                       unsigned int kind, uintptr_t pc) {
+  BlockRunner::Impl& impl = impl_of(block);
+  if (!impl.running_here()) return;  // not the kernel's (the check's .so keeps `block` on)
+  AccessChecker* checker = impl.launch->checker;
+  if (checker == nullptr || checker->access(address, bytes, kind, impl.cur, impl.gen, pc)) return;
+  // BlockRunner::run describes the finding, off this fiber.
+  if (impl.loop_mode) siglongjmp(impl.loop_escape, 1);  // see run_loop
+  impl.fail("access check");
+}
+
 }  // namespace
 
 void BlockRunner::Impl::install_hooks(spectral_host_runtime* rt) {
@@ -178,6 +198,8 @@ void BlockRunner::Impl::install_hooks(spectral_host_runtime* rt) {
   rt->warp_exchange = hook_warp_exchange;
   rt->warp_active_mask = hook_warp_active_mask;
   rt->trap = hook_trap;
+  rt->access_thread_start = hook_access_thread_start;
+  rt->access_check = hook_access_check;
 }
 
 }  // namespace spectral::host

@@ -1,12 +1,14 @@
 // block_runner.cc - CUDA threads as fibers, or as a plain loop.
 #include "runtime/device/host/block_runner.h"
 
+#include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/block_scheduler.h"
 #include "runtime/device/host/host_checks.h"
 
 #include <signal.h>
 #include <ucontext.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -151,6 +153,8 @@ void BlockRunner::Impl::fail(std::string message) {
   to_main();
 }
 
+bool BlockRunner::Impl::running_here() const { return running == this; }
+
 void BlockRunner::Impl::to_main() {
   from = cur;
   announce_switch(kMain);
@@ -174,13 +178,62 @@ bool BlockRunner::Impl::guard_shared(size_t bytes, std::string* message) {
   return false;
 }
 
+void BlockRunner::Impl::permute(uint32_t n) {
+  if (launch->order_reverse) {
+    std::reverse(order, order + n);
+    return;
+  }
+  const spectral_host_uint3 b = block.block_idx, g = block.grid_dim;
+  uint64_t state = launch->order_seed * 0x9e3779b97f4a7c15ull ^
+                   (b.x + uint64_t(g.x) * (b.y + uint64_t(g.y) * b.z)) << 20 ^ gen;
+  auto next = [&state] {  // splitmix64
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  for (uint32_t i = n; i > 1; --i) std::swap(order[i - 1], order[next() % i]);
+}
+
+uint32_t BlockRunner::Impl::reorder() {
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < count; ++i)
+    if (threads[i].state != State::kExited) order[n++] = i;
+  if (n == 0) return 0;
+  permute(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    threads[order[k]].next = order[k + 1 == n ? 0 : k + 1];
+    threads[order[k]].prev = order[k == 0 ? n - 1 : k - 1];
+  }
+  return order[0];
+}
+
 bool BlockRunner::Impl::run_loop(std::string* message) {
   loop_mode = true;
-  if (launch->check_bounds && sigsetjmp(loop_escape, 1) != 0) {
-    *message = guard_fault.describe();  // from bounds_fault; the mask is the block's again
+  guard_fault = GuardFault();
+  // The way out of a faulting or checked access: a jump over the kernel's
+  // frames (an exception could not pass the instrumentation's calls, which
+  // the compiler takes as never throwing).
+  if ((launch->check_bounds || launch->checker != nullptr) && sigsetjmp(loop_escape, 1) != 0) {
+    // From bounds_fault (the mask is the block's again) or the access check,
+    // whose finding BlockRunner::run describes.
+    *message = guard_fault.address != 0 ? guard_fault.describe() : "access check";
     return false;
   }
   try {
+    if (launch->permute) {
+      const spectral_host_uint3 dim = block.block_dim;
+      for (uint32_t i = 0; i < count; ++i) order[i] = i;
+      permute(count);
+      for (uint32_t k = 0; k < count; ++k) {
+        const uint32_t i = order[k];
+        cur = i;
+        block.thread_idx = {i % dim.x, (i / dim.x) % dim.y, i / (dim.x * dim.y)};
+        block.linear_tid = i;
+        launch->kernel->run_thread(&block, launch->args);
+      }
+      return true;
+    }
     uint32_t i = 0;
     for (uint32_t z = 0; z < block.block_dim.z; ++z) {
       for (uint32_t y = 0; y < block.block_dim.y; ++y) {
@@ -227,9 +280,10 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
     guard_fault = GuardFault();
     pthread_sigmask(SIG_SETMASK, nullptr, &mask);
   }
-  enter(0);
-  announce_switch(0);
-  ctx::fiber back = std::move(threads[0].fiber).resume();
+  const uint32_t first = launch->permute ? reorder() : 0;
+  enter(first);
+  announce_switch(first);
+  ctx::fiber back = std::move(threads[first].fiber).resume();
   stash(std::move(back));
   if (guarded && guard_fault.address != 0) {
     pthread_sigmask(SIG_SETMASK, &mask, nullptr);  // as before the handler ran
@@ -291,10 +345,17 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
   s.count = uint32_t(count);
   s.error.clear();
   running = &s;
-  const bool ok = (launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0
-                      ? s.run_loop(error)
-                      : s.run_fibers(error);
+  if (launch.checker != nullptr) {
+    launch.checker->begin_block(block_idx, launch.block, launch.grid, s.block.dynamic_shared,
+                                launch.dynamic_shared_bytes);
+  }
+  bool ok = (launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0 ? s.run_loop(error)
+                                                                         : s.run_fibers(error);
   running = nullptr;
+  if (launch.checker != nullptr && launch.checker->has_finding()) {
+    *error = launch.checker->describe_finding();  // here, off the fibers: it runs addr2line
+    ok = false;
+  }
   return ok;
 }
 

@@ -20,6 +20,8 @@
 
 namespace spectral::host {
 
+class AccessChecker;
+
 /// What every block of one grid shares.
 struct GridLaunch {
   const spectral_host_runtime* rt = nullptr;
@@ -35,6 +37,17 @@ struct GridLaunch {
   /// host_checks.h's sync check: an exit while others wait at a barrier, a
   /// barrier after exits, or a warp mask naming absent lanes fails the block.
   bool check_sync = false;
+  /// host_checks.h's race and init checks: the kernel (built for them)
+  /// reports its accesses here; blocks then run one at a time.
+  AccessChecker* checker = nullptr;
+  /// Blocks one at a time, in order (the race, init and order checks).
+  bool serial = false;
+  /// host_checks.h's order check: the threads of a block run in another
+  /// order (reversed, or a random one redrawn at every barrier from
+  /// `order_seed`, the block and the barrier), blocks one at a time.
+  bool permute = false;
+  bool order_reverse = false;
+  uint64_t order_seed = 0;
 };
 
 class BlockRunner {

@@ -177,6 +177,8 @@ struct BlockRunner::Impl {
   ctx::fiber exit_thread(uint32_t me);
   /// Ends the block with `message`: back to run_fibers, never to return here.
   [[noreturn]] void fail(std::string message);
+  /// Whether `impl` runs a block on this OS thread now.
+  bool running_here() const;
   /// Back to run_fibers from the running fiber, never to return to it.
   [[noreturn]] void to_main();
   /// From the fault handler: records `fault` and ends the block, out of the
@@ -185,6 +187,13 @@ struct BlockRunner::Impl {
   /// The dynamic shared memory of a launch with the bounds check; false
   /// (with `error`) when it cannot be mapped.
   bool guard_shared(size_t bytes, std::string* error);
+  /// The order check: puts order[0, n) in the launch's other order (reversed,
+  /// or shuffled by a generator seeded from the seed, the block and `gen`).
+  void permute(uint32_t n);
+  /// ... and relinks the ring of live threads in it; the first of them.
+  uint32_t reorder();
+  uint32_t order[kMaxThreads];
+
   bool run_loop(std::string* message);
   bool run_fibers(std::string* message);
 

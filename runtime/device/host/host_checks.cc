@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -56,8 +57,16 @@ size_t page_bytes() {
 }  // namespace
 
 std::string HostChecks::describe() const {
-  if (!any()) return "none";
-  return std::string(bounds ? "bounds" : "") + (bounds && sync ? "," : "") + (sync ? "sync" : "");
+  std::string text;
+  for (auto [on, name] : {std::pair{bounds, "bounds"}, {sync, "sync"}, {race, "race"},
+                          {init, "init"}}) {
+    if (on) text += (text.empty() ? "" : ",") + std::string(name);
+  }
+  if (order) {
+    text += std::string(text.empty() ? "" : ",") + "order=" +
+            (order_reverse ? "reverse" : std::to_string(order_seed));
+  }
+  return text.empty() ? "none" : text;
 }
 
 StatusOr<HostChecks> parse_host_checks(const std::string& text) {
@@ -69,10 +78,26 @@ StatusOr<HostChecks> parse_host_checks(const std::string& text) {
       checks.bounds = true;
     } else if (word == "sync") {
       checks.sync = true;
-    } else if (word == "race" || word == "init" || word == "order") {
-      return Status::error("the '" + word + "' check is not built yet (available: bounds, sync)");
+    } else if (word == "race") {
+      checks.race = true;
+    } else if (word == "init") {
+      checks.init = true;
+    } else if (word == "order" || word.rfind("order=", 0) == 0) {
+      checks.order = true;
+      const std::string how = word == "order" ? "" : word.substr(6);
+      if (how == "reverse") {
+        checks.order_reverse = true;
+      } else if (!how.empty()) {
+        char* end = nullptr;
+        errno = 0;
+        checks.order_seed = std::strtoull(how.c_str(), &end, 10);
+        if (how[0] == '-' || *end != '\0' || errno != 0)
+          return Status::error("'" + word + "': the order check takes 'reverse' or a seed "
+                               "(a decimal number)");
+      }
     } else {
-      return Status::error("unknown check '" + word + "' (available: bounds, sync)");
+      return Status::error("unknown check '" + word + "' (available: " +
+                           std::string(kAvailableChecks) + ")");
     }
   }
   return checks;

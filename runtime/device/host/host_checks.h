@@ -40,15 +40,27 @@ namespace spectral::host {
 struct HostChecks {
   bool bounds = false;
   bool sync = false;
+  bool race = false;
+  bool init = false;
+  /// order: each launch runs twice from the same memory, threads in forward
+  /// order and then reversed (order=reverse) or in a random order redrawn at
+  /// every barrier (order, order=SEED; seed 1 by default).
+  bool order = false;
+  bool order_reverse = false;
+  uint64_t order_seed = 1;
 
-  bool any() const { return bounds || sync; }
-  /// "bounds,sync", or "none".
+  bool any() const { return bounds || sync || race || init || order; }
+  /// The kernels' loads and stores are instrumented (race, init).
+  bool accesses() const { return race || init; }
+  /// "bounds,sync,race,init" (those on), or "none".
   std::string describe() const;
 };
 
-/// The checks `text` names ("bounds", "sync"; empty: none). The other checks
-/// of the check mode (race, init, order) are not built yet and are refused by
-/// name, as is anything else.
+/// What SPECTRAL_HOST_CHECK and --check accept.
+constexpr const char* kAvailableChecks = "bounds, sync, race, init, order[=reverse|SEED]";
+
+/// The checks `text` names (a comma-separated list; empty: none); anything
+/// else is an error naming it.
 StatusOr<HostChecks> parse_host_checks(const std::string& text);
 
 /// SPECTRAL_HOST_CHECK's checks (unset or empty: none); an error names the

@@ -29,6 +29,11 @@ const std::vector<std::string> kOptions = {
     "-O2", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-pipe",
 };
 
+/// A unit built for the race and init checks (HostBuild::kCheckAccesses).
+const std::vector<std::string> kCheckOptions = {
+    "-fsanitize=thread", "-g1", "-DSPECTRAL_HOST_CHECK_ACCESSES", "+host_check_access.cc",
+};
+
 std::string join(const std::vector<std::string>& words) {
   std::string text;
   for (const std::string& word : words) text += (text.empty() ? "" : " ") + word;
@@ -153,8 +158,9 @@ StatusOr<HostCompiler> host_compiler() {
   return *probed;
 }
 
-std::string host_compile_options_key() {
-  return join(kOptions) + " -include host_emulation.h templates=" + templates_digest() +
+std::string host_compile_options_key(HostBuild build) {
+  return join(kOptions) + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
+         " -include host_emulation.h templates=" + templates_digest() +
          " abi=" + std::to_string(SPECTRAL_HOST_ABI_VERSION);
 }
 
@@ -162,9 +168,23 @@ std::string host_unit_source(const std::string& unit, const std::string& entry) 
   return unit + "\n#line 1 \"spectral-host-entry\"\nSPECTRAL_HOST_ENTRY(" + entry + ")\n";
 }
 
+/// Runs `argv` with its output into `log_path`; a failure's Status holds the
+/// command, its output and the kept source.
+Status run_compiler(const std::vector<std::string>& argv, const std::string& log_path,
+                    const std::string& entry, const std::string& source_path) {
+  StatusOr<int> status = run_process(argv, log_path);
+  if (!status) return status.status();
+  if (*status == 0) return Status::ok();
+  std::string log = read_file(log_path);
+  if (log.size() > 32768) log = log.substr(0, 32768) + "\n[... compiler output truncated]";
+  return Status::error("host compiler failed on kernel '" + entry + "' (" +
+                       describe_exit(*status) + "); source kept at " + source_path +
+                       "\ncommand: " + join(argv) + "\n" + log);
+}
+
 StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
                                                    const std::string& source,
-                                                   const std::string& entry) {
+                                                   const std::string& entry, HostBuild build) {
   StatusOr<std::string> templates = materialized_templates_dir();
   if (!templates) return templates.status();
   StatusOr<std::string> dir = make_work_dir("spectral-host-" + entry);
@@ -179,19 +199,38 @@ StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
   }
   std::vector<std::string> argv = compiler.command;
   argv.insert(argv.end(), kOptions.begin(), kOptions.end());
-  argv.insert(argv.end(), {"-include", *templates + "/host_emulation.h", "-I", *templates, "-x",
-                           "c++", source_path, "-x", "none", "-o", object_path});
-  StatusOr<int> status = run_process(argv, log_path);
-  if (!status) return status.status();
+  const std::vector<std::string> unit = {"-include", *templates + "/host_emulation.h", "-I",
+                                         *templates, "-x", "c++", source_path, "-x", "none"};
+  Status compiled = Status::ok();
+  if (build == HostBuild::kPlain) {
+    argv.insert(argv.end(), unit.begin(), unit.end());
+    argv.insert(argv.end(), {"-o", object_path});
+    compiled = run_compiler(argv, log_path, entry, source_path);
+  } else {
+    // The unit instrumented, into an object; then linked with the answers to
+    // its calls, compiled plain (-fsanitize=thread at the link would bring
+    // ThreadSanitizer's own runtime).
+    const std::string unit_object = *dir + "/" + entry + ".o";
+    std::vector<std::string> compile = compiler.command;
+    for (const std::string& option : kOptions)
+      if (option != "-shared") compile.push_back(option);
+    for (const std::string& option : kCheckOptions)
+      if (option[0] == '-') compile.push_back(option);
+    compile.insert(compile.end(), unit.begin(), unit.end());
+    compile.insert(compile.end(), {"-c", "-o", unit_object});
+    compiled = run_compiler(compile, log_path, entry, source_path);
+    if (compiled) {
+      argv.insert(argv.end(), {"-I", *templates, unit_object, "-x", "c++",
+                               *templates + "/host_check_access.cc", "-x", "none", "-o",
+                               object_path});
+      compiled = run_compiler(argv, log_path, entry, source_path);
+    }
+  }
   std::error_code ignored;
-  if (*status != 0) {
-    std::string log = read_file(log_path);
-    if (log.size() > 32768) log = log.substr(0, 32768) + "\n[... compiler output truncated]";
+  if (!compiled) {
     fs::remove(log_path, ignored);
     fs::remove(object_path, ignored);
-    return Status::error("host compiler failed on kernel '" + entry + "' (" +
-                         describe_exit(*status) + "); source kept at " + source_path +
-                         "\ncommand: " + join(argv) + "\n" + log);
+    return compiled;
   }
   const std::string binary = read_file(object_path);
   fs::remove_all(*dir, ignored);

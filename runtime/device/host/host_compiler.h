@@ -24,9 +24,15 @@ struct HostCompiler {
 /// failed to run and how to choose another (SPECTRAL_HOST_CXX).
 StatusOr<HostCompiler> host_compiler();
 
-/// The options every kernel gets, as they enter the cache key (the per-process
+/// How a unit is built: plain, or with its loads and stores instrumented for
+/// the race and init checks (host_checks.h): compiled with -fsanitize=thread
+/// and -g1 (for the source lines of reports), then linked with
+/// host_check_access.cc, which answers the instrumentation's calls.
+enum class HostBuild { kPlain, kCheckAccesses };
+
+/// The options a kernel gets, as they enter the cache key (the per-process
 /// include directory is left out; the templates' digest stands for it).
-std::string host_compile_options_key();
+std::string host_compile_options_key(HostBuild build = HostBuild::kPlain);
 
 /// The source actually compiled: the unit and its SPECTRAL_HOST_ENTRY line.
 std::string host_unit_source(const std::string& unit, const std::string& entry);
@@ -36,6 +42,7 @@ std::string host_unit_source(const std::string& unit, const std::string& entry);
 /// of the source, which is kept for inspection.
 StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
                                                    const std::string& source,
-                                                   const std::string& entry);
+                                                   const std::string& entry,
+                                                   HostBuild build = HostBuild::kPlain);
 
 }  // namespace spectral::host

@@ -3,6 +3,7 @@
 
 #include "kernels_templates/host_abi.h"
 #include "runtime/cache/kernel_cache.h"
+#include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/host_compiler.h"
 #include "runtime/device/host/host_pool.h"
 
@@ -125,6 +126,11 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks&
   return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks));
 }
 
+HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks)
+    : pool_(pool), checks_(checks) {
+  if (checks.accesses()) checker_ = std::make_unique<host::AccessChecker>(checks.race, checks.init);
+}
+
 HostDevice::~HostDevice() {
   for (auto& [pointer, bytes] : allocations_) {
     if (checks_.bounds) {
@@ -152,6 +158,7 @@ StatusOr<void*> HostDevice::allocate(size_t bytes) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   allocations_.emplace(pointer, bytes);
+  if (checker_) checker_->allocated(pointer, bytes);
   return pointer;
 }
 
@@ -162,6 +169,7 @@ Status HostDevice::release(void* pointer) {
     return Status::error("host device: release of a pointer it did not allocate (or released "
                          "twice)");
   }
+  if (checker_) checker_->released(pointer);
   if (checks_.bounds) {
     host::guarded_release(pointer);
   } else {
@@ -176,6 +184,7 @@ Status HostDevice::copy_to_device(void* device_dst, const void* host_src, size_t
     return Status::error("host device: copy_to_device with a null pointer");
   }
   std::memcpy(device_dst, host_src, bytes);
+  if (checker_) checker_->host_wrote(device_dst, bytes);
   return Status::ok();
 }
 
@@ -194,6 +203,7 @@ Status HostDevice::copy_on_device(void* device_dst, const void* device_src, size
     return Status::error("host device: copy_on_device with a null pointer");
   }
   std::memmove(device_dst, device_src, bytes);
+  if (checker_) checker_->copied(device_dst, device_src, bytes);
   return Status::ok();
 }
 
@@ -201,6 +211,7 @@ Status HostDevice::fill_zero(void* device_dst, size_t bytes) {
   if (bytes == 0) return Status::ok();
   if (device_dst == nullptr) return Status::error("host device: fill_zero of a null pointer");
   std::memset(device_dst, 0, bytes);
+  if (checker_) checker_->host_wrote(device_dst, bytes);
   return Status::ok();
 }
 
@@ -212,8 +223,10 @@ StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
   StatusOr<host::HostCompiler> compiler = host::host_compiler();
   if (!compiler) return compiler.status();
   const std::string unit = host::host_unit_source(source.source, source.entry);
-  const CacheKey key{unit, host::host_compile_options_key(), host_target(), compiler->version};
-  auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry); };
+  const host::HostBuild build =
+      checks_.accesses() ? host::HostBuild::kCheckAccesses : host::HostBuild::kPlain;
+  const CacheKey key{unit, host::host_compile_options_key(build), host_target(), compiler->version};
+  auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry, build); };
   KernelCache& cache = KernelCache::global();
   bool compiled = false;
   StatusOr<KernelCache::Binary> binary = cache.get_or_compile_shared(key, compile, &compiled);
@@ -243,17 +256,77 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   if (Status status = check_launch(grid, block, dynamic_shared_bytes); !status) {
     return Status::error("launch of kernel '" + kernel.entry() + "': " + status.message());
   }
+  if (!checks_.order) return run(*host_kernel, grid, block, dynamic_shared_bytes, args, false);
+  // The order check: from the same memory, forward and then in the other order.
+  std::vector<std::vector<uint8_t>> before = snapshot();
+  if (Status forward = run(*host_kernel, grid, block, dynamic_shared_bytes, args, false); !forward)
+    return forward;
+  std::vector<std::vector<uint8_t>> after = snapshot();
+  restore(before);
+  const std::string order = checks_.order_reverse
+                                ? std::string("reversed order")
+                                : "random order (seed " + std::to_string(checks_.order_seed) + ")";
+  if (Status other = run(*host_kernel, grid, block, dynamic_shared_bytes, args, true); !other)
+    return Status::error(other.message() + " (with its threads in " + order +
+                         "; it ran in forward order)");
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t index = 0;
+  for (const auto& [pointer, bytes] : allocations_) {
+    const uint8_t* now = static_cast<const uint8_t*>(pointer);
+    const std::vector<uint8_t>& forward = after[index++];
+    for (size_t i = 0; i < bytes; ++i) {
+      if (now[i] == forward[i]) continue;
+      char text[160];
+      std::snprintf(text, sizeof text,
+                    "byte %zu of a %zu-byte device allocation at %p is 0x%02x in it, 0x%02x in "
+                    "forward order",
+                    i, bytes, pointer, now[i], forward[i]);
+      return Status::error("kernel '" + kernel.entry() + "': order: with its threads in " + order +
+                           " the launch wrote other bytes than in forward order: " + text);
+    }
+  }
+  return Status::ok();
+}
+
+Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
+                       void** args, bool permute) {
   host::LaunchContext context;
   pool_->prepare(&context);
   context.check_bounds = checks_.bounds;
   context.check_sync = checks_.sync;
-  const int result = host_kernel->launch_fn()(&context.table, {grid.x, grid.y, grid.z},
-                                              {block.x, block.y, block.z},
-                                              dynamic_shared_bytes, args);
+  context.checker = checker_.get();
+  context.serial = checks_.order;
+  context.permute = permute;
+  context.order_reverse = checks_.order_reverse;
+  context.order_seed = checks_.order_seed;
+  const auto& host_kernel = static_cast<const HostKernel&>(kernel);
+  const int result = host_kernel.launch_fn()(&context.table, {grid.x, grid.y, grid.z},
+                                             {block.x, block.y, block.z}, dynamic_shared_bytes,
+                                             args);
   if (result == -1 && context.status.is_ok()) {
     return Status::error("kernel '" + kernel.entry() + "' was built for another host ABI");
   }
   return context.status;
+}
+
+std::vector<std::vector<uint8_t>> HostDevice::snapshot() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::vector<uint8_t>> copies;
+  copies.reserve(allocations_.size());
+  for (const auto& [pointer, bytes] : allocations_) {
+    const uint8_t* data = static_cast<const uint8_t*>(pointer);
+    copies.emplace_back(data, data + bytes);
+  }
+  return copies;
+}
+
+void HostDevice::restore(const std::vector<std::vector<uint8_t>>& copies) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t index = 0;
+  for (const auto& [pointer, bytes] : allocations_) {
+    const std::vector<uint8_t>& copy = copies[index++];
+    if (!copy.empty()) std::memcpy(pointer, copy.data(), bytes);
+  }
 }
 
 Status HostDevice::synchronize() { return Status::ok(); }

@@ -22,10 +22,12 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace spectral {
 
 namespace host {
+class AccessChecker;
 class HostPool;
 }
 
@@ -55,11 +57,18 @@ class HostDevice final : public Device {
   Status synchronize() override;
 
  private:
-  HostDevice(host::HostPool* pool, const host::HostChecks& checks)
-      : pool_(pool), checks_(checks) {}
+  HostDevice(host::HostPool* pool, const host::HostChecks& checks);
+  /// One run of a loaded kernel's grid; `permute`: in the order check's order.
+  Status run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
+             void** args, bool permute);
+  /// The order check: the bytes of every allocation, in allocations_'s
+  /// order, and putting them back (nothing allocated or released between).
+  std::vector<std::vector<uint8_t>> snapshot();
+  void restore(const std::vector<std::vector<uint8_t>>& copies);
 
   host::HostPool* pool_;
   const host::HostChecks checks_;
+  std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
 };

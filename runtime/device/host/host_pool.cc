@@ -1,6 +1,7 @@
 // host_pool.cc - blocks spread over OS threads.
 #include "runtime/device/host/host_pool.h"
 
+#include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/fiber_stacks.h"
 
 #include <cerrno>
@@ -104,7 +105,9 @@ Status HostPool::run(const GridLaunch& launch) {
   next_block_.store(0);
   failed_.store(false);
   error_.clear();
-  const bool parallel = threads_ > 1 && total_blocks_ > 1;
+  // The race and init checks judge a launch's blocks one at a time.
+  const bool parallel = threads_ > 1 && total_blocks_ > 1 && !launch.serial;
+  if (launch.checker != nullptr) launch.checker->begin_launch();
   if (parallel) {
     start_workers();
     {
@@ -151,6 +154,11 @@ void HostPool::prepare(LaunchContext* context) {
     launch.args = args;
     launch.check_bounds = context.check_bounds;
     launch.check_sync = context.check_sync;
+    launch.checker = context.checker;
+    launch.serial = context.checker != nullptr || context.serial;
+    launch.permute = context.permute;
+    launch.order_reverse = context.order_reverse;
+    launch.order_seed = context.order_seed;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };

@@ -32,6 +32,11 @@ struct LaunchContext {
   Status status;
   bool check_bounds = false;  // GridLaunch::check_bounds of the launch
   bool check_sync = false;    // GridLaunch::check_sync
+  AccessChecker* checker = nullptr;  // GridLaunch::checker
+  bool serial = false;               // blocks one at a time, in order (the order check)
+  bool permute = false;              // GridLaunch::permute and its order
+  bool order_reverse = false;
+  uint64_t order_seed = 0;
 };
 
 class HostPool {

@@ -13,18 +13,37 @@
 // ENV-COUNT-2: PASS
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=cuda 2>&1 | FileCheck %s --check-prefix=CUDA
 // CUDA: error: --check runs on the host device, not --device=cuda
-// RUN: not spectral-run %s --random-inputs --check=bounds,race 2>&1 | FileCheck %s --check-prefix=RACE
-// RACE: error: --check=bounds,race: the 'race' check is not built yet (available: bounds, sync)
+// RUN: not spectral-run %s --random-inputs --check=bounds,racy 2>&1 | FileCheck %s --check-prefix=RACY
+// RACY: error: --check=bounds,racy: unknown check 'racy' (available: bounds, sync, race, init, order[=reverse|SEED])
 // RUN: not spectral-run %s --random-inputs --check= 2>&1 | FileCheck %s --check-prefix=EMPTY
-// EMPTY: error: --check= names no check (available: bounds, sync)
+// EMPTY: error: --check= names no check (available: bounds, sync, race, init, order[=reverse|SEED])
+// RUN: spectral-run %s --random-inputs --check=race,init,order --validate 2>&1 | FileCheck %s --check-prefix=ACCESS
+// ACCESS: spectral-run: on the host ({{[0-9]+}} threads, checking race,init,order=1) (check mode: slower than a plain run)
+// ACCESS-COUNT-2: PASS
+// RUN: spectral-run %s --random-inputs --check=bounds,sync,order=reverse --validate 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=REVERSE
+// REVERSE: checking bounds,sync,order=reverse)
+// REVERSE-COUNT-2: PASS
 // RUN: spectral-run %s --random-inputs --check=bounds,sync --validate 2>&1 | FileCheck %s --check-prefix=BOTH
 // BOTH: spectral-run: on the host ({{[0-9]+}} threads, checking bounds,sync) (check mode: slower than a plain run)
 // BOTH-COUNT-2: PASS
 // RUN: not env SPECTRAL_HOST_CHECK=everything spectral-run %s --random-inputs --device=host 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADENV
-// BADENV: SPECTRAL_HOST_CHECK=everything: unknown check 'everything' (available: bounds, sync)
+// BADENV: SPECTRAL_HOST_CHECK=everything: unknown check 'everything' (available: bounds, sync, race, init, order[=reverse|SEED])
 // RUN: not spectral-run %s --random-inputs --check=bounds --device=reference 2>&1 | FileCheck %s --check-prefix=REF
 // REF: --check need a device that runs kernels
+
+// The example graph's kernels built with every plain __syncthreads()
+// deleted (a wrapper compiler edits a copy of the templates): the race check
+// names the op, the kernel, both accesses and their template lines. With the
+// templates as they are, the graph passes every check.
+// RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX="sh %S/Inputs/no-barriers-cxx.sh" \
+// RUN:   not spectral-run %S/../../../examples/spectral_conv.mlir --random-inputs --check=race 2>&1 \
+// RUN:   | FileCheck %s --check-prefix=NOBARRIER
+// NOBARRIER: error: spectral.rfft ({{.*}}spectral_conv.mlir:10:15), {{.*}}: kernel 'fno1d_{{[A-Za-z0-9_]+}}' failed in block ({{[0-9]+}},0,0): race: thread ({{[0-9]+}},0,0) {{read|wrote}} {{[0-9]+}} byte(s) at offset {{[0-9]+}} of the block's {{[0-9]+}} bytes of dynamic shared memory (at {{[a-z_0-9]+}}.cuh:{{[0-9]+}}), and thread ({{[0-9]+}},0,0) {{read|wrote}} it in the same barrier interval (at {{[a-z_0-9]+}}.cuh:{{[0-9]+}}): no __syncthreads orders the two accesses
+// RUN: env SPECTRAL_CACHE_DIR=%t.cache spectral-run %S/../../../examples/spectral_conv.mlir \
+// RUN:   --random-inputs --check=bounds,sync,race,init,order --validate 2>&1 | FileCheck %s --check-prefix=EXAMPLE
+// EXAMPLE: PASS
 
 // A kernel built one element off (a wrapper compiler moves its store) is
 // caught by the check: the error names the op and its location, the kernel,

@@ -20,16 +20,6 @@ namespace {
 
 using host::HostChecks;
 
-/// A device with `checks`, for the whole program (the pool is process-wide).
-HostDevice* make_device(const HostChecks& checks) {
-  StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create(checks);
-  if (!made) {
-    ADD_FAILURE() << made.status().message();
-    std::abort();
-  }
-  return made.value().release();
-}
-
 /// A device with the bounds check, beside the shared plain one.
 HostDevice& checking_device() {
   static HostDevice* device = make_device(HostChecks{/*bounds=*/true, /*sync=*/false});
@@ -42,40 +32,6 @@ HostDevice& sync_device() {
   return *device;
 }
 
-/// An allocation of `n` floats on `device`, released on scope exit.
-class Floats {
- public:
-  Floats(HostDevice& device, const std::vector<float>& values) : device_(device), n_(values.size()) {
-    StatusOr<void*> memory = device.allocate(n_ * sizeof(float));
-    EXPECT_TRUE(memory.is_ok()) << memory.status().message();
-    pointer_ = memory.is_ok() ? *memory : nullptr;
-    EXPECT_TRUE(device.copy_to_device(pointer_, values.data(), n_ * sizeof(float)).is_ok());
-  }
-  ~Floats() { EXPECT_TRUE(device_.release(pointer_).is_ok()); }
-  void*& get() { return pointer_; }
-  std::vector<float> read() const {
-    std::vector<float> values(n_);
-    EXPECT_TRUE(device_.copy_to_host(values.data(), pointer_, n_ * sizeof(float)).is_ok());
-    return values;
-  }
-
- private:
-  HostDevice& device_;
-  size_t n_;
-  void* pointer_ = nullptr;
-};
-
-std::shared_ptr<Kernel> load_on(HostDevice& device, const std::string& file,
-                                const std::string& entry) {
-  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kernel_file(file), entry, {}});
-  EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
-  return kernel.is_ok() ? *kernel : nullptr;
-}
-
-void expect_contains(const std::string& text, const std::string& part) {
-  EXPECT_NE(text.find(part), std::string::npos) << "no '" << part << "' in: " << text;
-}
-
 TEST(HostChecks, ParsedFromTheirNames) {
   StatusOr<HostChecks> checks = host::parse_host_checks("bounds");
   ASSERT_TRUE(checks.is_ok());
@@ -85,10 +41,20 @@ TEST(HostChecks, ParsedFromTheirNames) {
   ASSERT_TRUE(both.is_ok());
   EXPECT_TRUE(both->bounds && both->sync);
   EXPECT_EQ(both->describe(), "bounds,sync");
-  StatusOr<HostChecks> later = host::parse_host_checks("bounds,race");
-  ASSERT_FALSE(later.is_ok());
-  expect_contains(later.status().message(),
-                  "'race' check is not built yet (available: bounds, sync)");
+  StatusOr<HostChecks> all = host::parse_host_checks("init,bounds,race,sync");
+  ASSERT_TRUE(all.is_ok());
+  EXPECT_EQ(all->describe(), "bounds,sync,race,init");
+  EXPECT_TRUE(all->accesses());
+  EXPECT_FALSE(both->accesses());
+  StatusOr<HostChecks> order = host::parse_host_checks("order=reverse");
+  ASSERT_TRUE(order.is_ok());
+  EXPECT_TRUE(order->order && order->order_reverse);
+  EXPECT_EQ(host::parse_host_checks("order=42")->order_seed, 42u);
+  EXPECT_EQ(host::parse_host_checks("order")->describe(), "order=1");
+  StatusOr<HostChecks> bad_seed = host::parse_host_checks("order=sideways");
+  ASSERT_FALSE(bad_seed.is_ok());
+  expect_contains(bad_seed.status().message(),
+                  "'order=sideways': the order check takes 'reverse' or a seed");
   StatusOr<HostChecks> unknown = host::parse_host_checks("bound");
   ASSERT_FALSE(unknown.is_ok());
   expect_contains(unknown.status().message(), "unknown check 'bound'");
@@ -143,7 +109,7 @@ TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
   auto kernel = load_on(checking_device(), "write_past_end.cu", "write_one_past");
   ASSERT_TRUE(kernel);
   int n = 1000;
-  Floats out(checking_device(), std::vector<float>(size_t(n), 0.0f));
+  DeviceBuffer<float> out(checking_device(), std::vector<float>(size_t(n), 0.0f));
   void* args[] = {&out.get(), &n};
   Status status = checking_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, args);
   ASSERT_FALSE(status.is_ok());
@@ -152,7 +118,7 @@ TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
   expect_contains(status.message(), "0 bytes past the end of a 4000-byte device allocation at 0x");
   // Within bounds the check changes nothing.
   n = 1023;
-  Floats roomy(checking_device(), std::vector<float>(1024, 0.0f));
+  DeviceBuffer<float> roomy(checking_device(), std::vector<float>(1024, 0.0f));
   void* fine[] = {&roomy.get(), &n};
   ASSERT_TRUE(checking_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, fine).is_ok());
   EXPECT_EQ(roomy.read(), std::vector<float>(1024, 1.0f));
@@ -185,7 +151,7 @@ TEST(HostChecksDeathTest, OtherFaultsStillEndTheProcess) {
 TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
   auto kernel = load_on(checking_device(), "out_of_bounds.cu", "read_one_past_with_barrier");
   ASSERT_TRUE(kernel);
-  Floats in(checking_device(), std::vector<float>(64, 2.0f)), out(checking_device(),
+  DeviceBuffer<float> in(checking_device(), std::vector<float>(64, 2.0f)), out(checking_device(),
                                                                   std::vector<float>(64, 0.0f));
   void* args[] = {&in.get(), &out.get()};
   // Again and again: every pool thread's runner leaves faulting fibers
@@ -198,7 +164,7 @@ TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
     expect_contains(status.message(), "0 bytes past the end of a 256-byte device allocation");
   }
   // The device goes on: 63 threads of a 64-float input are within bounds.
-  Floats wider(checking_device(), std::vector<float>(65, 2.0f));
+  DeviceBuffer<float> wider(checking_device(), std::vector<float>(65, 2.0f));
   void* fine[] = {&wider.get(), &out.get()};
   ASSERT_TRUE(checking_device().launch(*kernel, {3, 1, 1}, {64, 1, 1}, 0, fine).is_ok());
   EXPECT_EQ(out.read(), std::vector<float>(64, 2.0f));
@@ -208,7 +174,7 @@ TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
 TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   auto kernel = load_on(checking_device(), "out_of_bounds.cu", "shared_one_past");
   ASSERT_TRUE(kernel);
-  Floats out(checking_device(), std::vector<float>(32, 0.0f));
+  DeviceBuffer<float> out(checking_device(), std::vector<float>(32, 0.0f));
   int shift = 1;
   void* args[] = {&out.get(), &shift};
   Status status = checking_device().launch(*kernel, {2, 1, 1}, {32, 1, 1}, 32 * sizeof(float), args);
@@ -216,7 +182,7 @@ TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   expect_contains(status.message(), "bounds: thread (31,0,0) wrote 0x");
   expect_contains(status.message(), "0 bytes past the end of the block's 128 bytes of dynamic shared memory");
   // Another size on the same runners: the guard moves with the end.
-  Floats wide(checking_device(), std::vector<float>(64, 0.0f));
+  DeviceBuffer<float> wide(checking_device(), std::vector<float>(64, 0.0f));
   void* wider[] = {&wide.get(), &shift};
   status = checking_device().launch(*kernel, {2, 1, 1}, {64, 1, 1}, 64 * sizeof(float), wider);
   ASSERT_FALSE(status.is_ok());
@@ -280,6 +246,48 @@ TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
   void* args[] = {&in.get(), &sum.get(), &n};
   ASSERT_TRUE(sync_device().launch(**good, {1, 1, 1}, {256, 1, 1}, 0, args).is_ok());
   EXPECT_EQ(sum.read()[0], 256.0f);
+}
+
+/// The order check runs each launch twice from the same memory, forward and
+/// in the other order, and names a byte that came out different.
+TEST(HostChecks, OrderCatchesResultsThatDependOnTheThreadOrder) {
+  HostChecks reversed_checks;
+  reversed_checks.order = reversed_checks.order_reverse = true;
+  static HostDevice* reversed = make_device(reversed_checks);
+  HostChecks random_checks;
+  random_checks.order = true;
+  random_checks.order_seed = 7;
+  static HostDevice* random = make_device(random_checks);
+  EXPECT_EQ(random->name().substr(random->name().find("checking")), "checking order=7)");
+
+  DeviceBuffer<int> last(*reversed, std::vector<int>{-1});
+  void* last_args[] = {&last.get()};
+  auto writers = load_on(*reversed, "thread_order.cu", "last_writer_wins");
+  ASSERT_TRUE(writers);
+  Status status = reversed->launch(*writers, {1, 1, 1}, {64, 1, 1}, 0, last_args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "kernel 'last_writer_wins': order: with its threads in "
+                                    "reversed order the launch wrote other bytes than in forward "
+                                    "order: byte 0 of a 4-byte device allocation at 0x");
+  expect_contains(status.message(), " is 0x00 in it, 0x3f in forward order");
+
+  // 1 + 2^-24 * k, each add rounding: the sum depends on the order of the adds.
+  std::vector<float> values(256);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = i % 2 ? 1.0f : 3e-8f * float(i);
+  for (HostDevice* device : {reversed, random}) {
+    DeviceBuffer<float> in(*device, values), sum(*device, std::vector<float>{0.0f});
+    void* args[] = {&in.get(), &sum.get()};
+    auto atomics = load_on(*device, "thread_order.cu", "atomic_float_sum");
+    ASSERT_TRUE(atomics);
+    Status atomic = device->launch(*atomics, {1, 1, 1}, {256, 1, 1}, 0, args);
+    ASSERT_FALSE(atomic.is_ok()) << device->name();
+    expect_contains(atomic.message(), "the launch wrote other bytes than in forward order");
+    // A tree between barriers gives the same bits in every order.
+    auto tree = load_on(*device, "thread_order.cu", "tree_float_sum");
+    ASSERT_TRUE(tree);
+    Status fine = device->launch(*tree, {1, 1, 1}, {256, 1, 1}, 256 * sizeof(float), args);
+    EXPECT_TRUE(fine.is_ok()) << fine.message();
+  }
 }
 
 }  // namespace

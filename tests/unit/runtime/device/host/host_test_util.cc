@@ -6,16 +6,29 @@
 
 namespace spectral::testing {
 
+namespace {
+
+HostDevice* made_or_abort(StatusOr<std::unique_ptr<HostDevice>> made) {
+  if (!made) {
+    ADD_FAILURE() << made.status().message();
+    std::abort();
+  }
+  return made.value().release();
+}
+
+}  // namespace
+
 HostDevice& host_device() {
-  static HostDevice* device = [] {
-    StatusOr<std::unique_ptr<HostDevice>> made = HostDevice::create();
-    if (!made) {
-      ADD_FAILURE() << made.status().message();
-      std::abort();
-    }
-    return made.value().release();
-  }();
+  static HostDevice* device = made_or_abort(HostDevice::create());
   return *device;
+}
+
+HostDevice* make_device(const host::HostChecks& checks) {
+  return made_or_abort(HostDevice::create(checks));
+}
+
+void expect_contains(const std::string& text, const std::string& part) {
+  EXPECT_NE(text.find(part), std::string::npos) << "no '" << part << "' in: " << text;
 }
 
 std::string kernel_file(const std::string& file) {
@@ -27,7 +40,12 @@ std::string kernel_file(const std::string& file) {
 }
 
 std::shared_ptr<Kernel> load_kernel(const std::string& file, const std::string& entry) {
-  StatusOr<std::shared_ptr<Kernel>> kernel = host_device().load({kernel_file(file), entry});
+  return load_on(host_device(), file, entry);
+}
+
+std::shared_ptr<Kernel> load_on(HostDevice& device, const std::string& file,
+                                const std::string& entry) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kernel_file(file), entry, {}});
   EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
   return kernel.is_ok() ? *kernel : nullptr;
 }
