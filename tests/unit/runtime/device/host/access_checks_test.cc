@@ -55,9 +55,9 @@ TEST(AccessChecks, RaceCatchesAMissingBarrierInDynamicSharedMemory) {
   expect_contains(status.message(), "kernel 'reverse_missing_barrier' failed in block (0,0,0)");
   expect_contains(status.message(),
                   "race: thread (32,0,0) wrote 4 byte(s) at offset 128 of the block's 256 bytes "
-                  "of dynamic shared memory (at reverse_missing_barrier.cu:11), and thread "
+                  "of dynamic shared memory (at reverse_missing_barrier.cu:13), and thread "
                   "(31,0,0) read it in the same barrier interval (at "
-                  "reverse_missing_barrier.cu:12)");
+                  "reverse_missing_barrier.cu:14)");
   expect_contains(status.message(), "no __syncthreads orders the two accesses");
 
   ASSERT_TRUE(run(race_device(), "reverse", {2, 1, 1}, {64, 1, 1}, {&in.get(), &out.get()},
@@ -74,9 +74,9 @@ TEST(AccessChecks, RaceCatchesAMissingBarrierInStaticSharedMemory) {
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "race: thread (32,0,0) wrote 4 byte(s) at offset ");
   expect_contains(status.message(), "static __shared__ variables (");
-  expect_contains(status.message(), "(at reverse_static_missing_barrier.cu:27), and thread (31,0,0) "
+  expect_contains(status.message(), "(at reverse_static_missing_barrier.cu:29), and thread (31,0,0) "
                                     "read it in the same barrier interval (at "
-                                    "reverse_static_missing_barrier.cu:28)");
+                                    "reverse_static_missing_barrier.cu:30)");
   EXPECT_TRUE(run(race_device(), "reverse_static", {1, 1, 1}, {64, 1, 1},
                   {&in.get(), &out.get()}).is_ok());
   EXPECT_EQ(out.read()[0], 63.0f);
@@ -96,9 +96,9 @@ TEST(AccessChecks, RaceCatchesTheNextRoundsWrite) {
   // Thread 31, last at the first barrier, goes on first: it writes slot 31
   // of round 2 before thread 0 has read it in round 1.
   expect_contains(status.message(), "race: thread (0,0,0) read 4 byte(s) at offset 124 ");
-  expect_contains(status.message(), "(at rounds_missing_second_barrier.cu:49), and thread (31,0,0) "
+  expect_contains(status.message(), "(at rounds_missing_second_barrier.cu:51), and thread (31,0,0) "
                                     "wrote it in the same barrier interval (at "
-                                    "rounds_missing_second_barrier.cu:47)");
+                                    "rounds_missing_second_barrier.cu:49)");
   ASSERT_TRUE(run(race_device(), "rounds", {1, 1, 1}, {32, 1, 1}, args, 32 * sizeof(float))
                   .is_ok());
   EXPECT_EQ(out.read()[0], 31.0f + 63.0f);
@@ -132,7 +132,7 @@ TEST(AccessChecks, InitCatchesSharedSlotsNoThreadWrote) {
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "init: thread (1,0,0) read 4 byte(s) at offset 20 of the "
                                     "block's 32 bytes of dynamic shared memory (at "
-                                    "tree_sum_unfilled.cu:87)");
+                                    "tree_sum_unfilled.cu:89)");
   expect_contains(status.message(), "which no thread of the block wrote before");
   ASSERT_TRUE(run(init_device(), "tree_sum", {1, 1, 1}, {8, 1, 1}, {&in.get(), &out.get(), &n},
                   8 * sizeof(float)).is_ok());

@@ -2,6 +2,8 @@
 // (host_checks.h), each beside its correct version. On a GPU the wrong ones
 // may well give the right answer; the checks must name the defect anyway.
 
+#include "common.cuh"
+
 // Reverses each block's slice of `in` through dynamic shared memory. Without
 // the barrier, thread i reads the slot thread n-1-i writes in the same
 // interval (race), before it is written (init).

@@ -1,6 +1,8 @@
 // Kernels whose results depend on the order their threads run in, for the
 // order check (host_checks.h), beside one that does not.
 
+#include "common.cuh"
+
 // Every thread writes its index into out[0]: the last one wins (a race, too).
 extern "C" __global__ void last_writer_wins(int* out) { out[0] = int(threadIdx.x); }
 
