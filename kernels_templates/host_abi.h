@@ -63,7 +63,8 @@ typedef struct spectral_host_kernel {
 enum {
   SPECTRAL_HOST_ACCESS_READ = 0,
   SPECTRAL_HOST_ACCESS_WRITE = 1,
-  SPECTRAL_HOST_ACCESS_ATOMIC = 2 /* a read-modify-write: excepted from the race check */
+  SPECTRAL_HOST_ACCESS_ATOMIC = 2,      /* a read-modify-write: excepted from the race check */
+  SPECTRAL_HOST_ACCESS_ATOMIC_STORE = 3 /* an atomic store: writes, excepted from it too */
 };
 
 /* Operations of sync_block: __syncthreads and its _count/_and/_or forms. */

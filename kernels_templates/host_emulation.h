@@ -676,7 +676,9 @@ inline int launch(const spectral_host_runtime* rt, const char* name, spectral_ho
   const spectral_host_kernel kernel = {SPECTRAL_HOST_ABI_VERSION,
                                        uses_sync() ? unsigned(SPECTRAL_HOST_KERNEL_USES_SYNC) : 0u,
                                        name, thread};
-  return rt->run_grid(rt, &kernel, grid, block, dynamic_shared_bytes, args);
+  const int result = rt->run_grid(rt, &kernel, grid, block, dynamic_shared_bytes, args);
+  enter_block(nullptr);  // the launch's blocks are gone
+  return result;
 }
 
 }  // namespace detail

@@ -1,7 +1,8 @@
 // Every graph under examples/, tests/e2e/ and bench/fusion/ (the fusion
 // targets) compiles into kernels, runs on
 // the host device and agrees with the reference evaluator (spectral-run
-// --validate), and a wrong result is caught (a tolerance below the error).
+// --validate), also under every check of the host device's check mode, and a
+// wrong result is caught (a tolerance below the error).
 #include "tests/e2e/run_command.h"
 
 #include <gtest/gtest.h>
@@ -40,6 +41,21 @@ TEST_P(Graphs, RunOnTheHostAndPassValidation) {
                        " --device=host --random-inputs --seed=7 --validate",
                    &output);
   EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find(": PASS"), std::string::npos) << output;
+  EXPECT_EQ(output.find(": FAIL"), std::string::npos) << output;
+}
+
+/// The host device's check mode, every check at once (host_checks.h): no
+/// kernel of any graph reads past its memory, misuses a barrier, races,
+/// reads memory nothing wrote, or gives other bytes in another thread order.
+TEST_P(Graphs, PassEveryHostCheck) {
+  std::string output;
+  int status = run_command(std::string(SPECTRAL_RUN) + " " + GetParam() +
+                               " --random-inputs --seed=7 --validate "
+                               "--check=bounds,sync,race,init,order",
+                           &output);
+  EXPECT_EQ(status, 0) << output;
+  EXPECT_NE(output.find("checking bounds,sync,race,init,order=1"), std::string::npos) << output;
   EXPECT_NE(output.find(": PASS"), std::string::npos) << output;
   EXPECT_EQ(output.find(": FAIL"), std::string::npos) << output;
 }

@@ -33,6 +33,7 @@ const char* verb(unsigned kind) {
   switch (kind) {
     case SPECTRAL_HOST_ACCESS_READ: return "read";
     case SPECTRAL_HOST_ACCESS_WRITE: return "wrote";
+    case SPECTRAL_HOST_ACCESS_ATOMIC_STORE: return "stored atomically";
     default: return "updated atomically";
   }
 }
@@ -148,7 +149,8 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
   for (size_t i = offset; i < offset + bytes; ++i) {
     Cell scratch;
     Cell& c = place.cells != nullptr ? place.cells[i] : scratch;
-    if (init_ && kind != SPECTRAL_HOST_ACCESS_WRITE) {
+    const bool writes = kind != SPECTRAL_HOST_ACCESS_READ;
+    if (init_ && kind != SPECTRAL_HOST_ACCESS_WRITE && kind != SPECTRAL_HOST_ACCESS_ATOMIC_STORE) {
       const bool written = place.written != nullptr ? place.written[i] != 0
                                                     : c.init_run == place.run;
       if (!written) {
@@ -156,7 +158,7 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         return false;
       }
     }
-    if (race_ && kind != SPECTRAL_HOST_ACCESS_ATOMIC) {
+    if (race_ && (kind == SPECTRAL_HOST_ACCESS_READ || kind == SPECTRAL_HOST_ACCESS_WRITE)) {
       // Unordered with `self`: another block of the launch, or another thread
       // of the block in the same barrier interval.
       auto unordered = [&](uint32_t run, uint32_t block, uint32_t other_interval,
@@ -196,7 +198,7 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         c.w_site = site;
       }
     }
-    if (kind != SPECTRAL_HOST_ACCESS_READ) {
+    if (writes) {
       if (place.written != nullptr) place.written[i] = 1;
       c.init_run = place.run;
     }
@@ -268,6 +270,8 @@ std::string AccessChecker::describe_finding() {
   std::string who;
   if (other_block && f.other.block == kManyBlocks) {
     who = "other blocks";
+  } else if (other_block && f.other_many) {
+    who = "threads of " + block_name(f.other.block);
   } else if (other_block) {
     who = block_name(f.other.block) + " " + thread_name(f.other.thread);
   } else if (f.other_many) {

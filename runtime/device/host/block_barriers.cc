@@ -29,6 +29,14 @@ int BlockRunner::Impl::sync_block(int op, int predicate) {
   acc[slot] += predicate != 0;
   if (++arrived == live) {
     release_block();
+    if (launch->permute && order[0] != me) {
+      // The order check: the next interval starts with the first thread of
+      // its order, not with the one that released the barrier.
+      threads[me].state = State::kBlockWait;
+      threads[me].wait_gen = round;  // runnable: gen has moved on
+      switch_to(me, order[0]);
+      threads[me].state = State::kRunning;
+    }
   } else {
     threads[me].state = State::kBlockWait;
     threads[me].wait_gen = round;

@@ -121,17 +121,20 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
       return std::move(main);  // run_fibers abandons the block
     }
   }
-  if (arrived != 0 && arrived == live) release_block();  // exited threads count as arrived
+  const bool released = arrived != 0 && arrived == live;
+  if (released) release_block();  // exited threads count as arrived
   try_release_warp(warp, false);
   from = me;
   if (live == 0) {
     announce_switch(kMain);
     return std::move(main);
   }
-  uint32_t next = after;
+  // The order check starts a new interval with the first thread of its order.
+  uint32_t next = launch->permute && released ? order[0] : after;
+  const uint32_t start = next;
   while (!runnable(next)) {
     next = threads[next].next;
-    if (next == after) {
+    if (next == start) {
       if (error.empty()) error = deadlock_message();
       announce_switch(kMain);
       return std::move(main);
@@ -211,6 +214,7 @@ uint32_t BlockRunner::Impl::reorder() {
 bool BlockRunner::Impl::run_loop(std::string* message) {
   loop_mode = true;
   guard_fault = GuardFault();
+  gen = 0;  // the order check's shuffle is seeded from it
   // The way out of a faulting or checked access: a jump over the kernel's
   // frames (an exception could not pass the instrumentation's calls, which
   // the compiler takes as never throwing).

@@ -164,8 +164,9 @@ struct BlockRunner::Impl {
   }
   /// Suspends `me` (waiting at a barrier) and runs the next thread that can.
   /// Inline: the barrier hooks are the hot path.
-  void switch_from(uint32_t me) {
-    uint32_t next = threads[me].next;
+  void switch_from(uint32_t me) { switch_to(me, threads[me].next); }
+  /// The same, from `next` on in the ring.
+  void switch_to(uint32_t me, uint32_t next) {
     while (next != me && !runnable(next)) next = threads[next].next;
     if (next == me) fail(deadlock_message());
     from = me;

@@ -26,6 +26,22 @@
 // read from it, but advised against; the check is that strict). Two
 // different __syncthreads are not told apart; a barrier some live threads
 // never reach is a deadlock error in every mode.
+//
+// race, init: the kernels are built instrumented (host_compiler.h's
+// HostBuild::kCheckAccesses: -fsanitize=thread's calls, answered by
+// kernels_templates/host_check_access.cc), so that every load and store
+// reaches access_checker.h, which keeps shadow memory for shared memory
+// (dynamic and static) and device allocations. race: two accesses to one
+// byte, one a write, neither atomic, by two threads of a block between the
+// same two __syncthreads, or by two blocks of a launch. init: a read of a
+// byte nothing wrote. A race error names both accesses, their threads and
+// their source lines; an init error the read. Blocks run one at a time; many times slower than a plain run.
+//
+// order: every launch runs twice from the same device memory, the threads of
+// each block first in forward order, then reversed (order=reverse) or in a
+// random order redrawn at each __syncthreads (order, order=SEED); a byte of
+// device memory that differs between the two fails the launch, naming the
+// allocation and the offset. Blocks run one at a time, in order.
 #pragma once
 
 #include "kernels_templates/host_abi.h"

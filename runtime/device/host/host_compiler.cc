@@ -220,7 +220,8 @@ StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
     compile.insert(compile.end(), {"-c", "-o", unit_object});
     compiled = run_compiler(compile, log_path, entry, source_path);
     if (compiled) {
-      argv.insert(argv.end(), {"-I", *templates, unit_object, "-x", "c++",
+      argv.insert(argv.end(), {"-Wl,--wrap=memcpy,--wrap=memmove,--wrap=memset", "-I",
+                               *templates, unit_object, "-x", "c++",
                                *templates + "/host_check_access.cc", "-x", "none", "-o",
                                object_path});
       compiled = run_compiler(argv, log_path, entry, source_path);

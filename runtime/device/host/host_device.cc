@@ -258,10 +258,10 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   }
   if (!checks_.order) return run(*host_kernel, grid, block, dynamic_shared_bytes, args, false);
   // The order check: from the same memory, forward and then in the other order.
-  std::vector<std::vector<uint8_t>> before = snapshot();
+  const std::vector<Snapshot> before = snapshot();
   if (Status forward = run(*host_kernel, grid, block, dynamic_shared_bytes, args, false); !forward)
     return forward;
-  std::vector<std::vector<uint8_t>> after = snapshot();
+  const std::vector<Snapshot> after = snapshot();
   restore(before);
   const std::string order = checks_.order_reverse
                                 ? std::string("reversed order")
@@ -270,17 +270,17 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
     return Status::error(other.message() + " (with its threads in " + order +
                          "; it ran in forward order)");
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t index = 0;
-  for (const auto& [pointer, bytes] : allocations_) {
-    const uint8_t* now = static_cast<const uint8_t*>(pointer);
-    const std::vector<uint8_t>& forward = after[index++];
-    for (size_t i = 0; i < bytes; ++i) {
-      if (now[i] == forward[i]) continue;
+  for (const Snapshot& forward : after) {
+    auto it = allocations_.find(forward.pointer);
+    if (it == allocations_.end() || it->second != forward.bytes.size()) continue;
+    const uint8_t* now = static_cast<const uint8_t*>(forward.pointer);
+    for (size_t i = 0; i < forward.bytes.size(); ++i) {
+      if (now[i] == forward.bytes[i]) continue;
       char text[160];
       std::snprintf(text, sizeof text,
                     "byte %zu of a %zu-byte device allocation at %p is 0x%02x in it, 0x%02x in "
                     "forward order",
-                    i, bytes, pointer, now[i], forward[i]);
+                    i, forward.bytes.size(), forward.pointer, now[i], forward.bytes[i]);
       return Status::error("kernel '" + kernel.entry() + "': order: with its threads in " + order +
                            " the launch wrote other bytes than in forward order: " + text);
     }
@@ -309,23 +309,23 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
   return context.status;
 }
 
-std::vector<std::vector<uint8_t>> HostDevice::snapshot() {
+std::vector<HostDevice::Snapshot> HostDevice::snapshot() {
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::vector<uint8_t>> copies;
+  std::vector<Snapshot> copies;
   copies.reserve(allocations_.size());
   for (const auto& [pointer, bytes] : allocations_) {
     const uint8_t* data = static_cast<const uint8_t*>(pointer);
-    copies.emplace_back(data, data + bytes);
+    copies.push_back({pointer, std::vector<uint8_t>(data, data + bytes)});
   }
   return copies;
 }
 
-void HostDevice::restore(const std::vector<std::vector<uint8_t>>& copies) {
+void HostDevice::restore(const std::vector<Snapshot>& copies) {
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t index = 0;
-  for (const auto& [pointer, bytes] : allocations_) {
-    const std::vector<uint8_t>& copy = copies[index++];
-    if (!copy.empty()) std::memcpy(pointer, copy.data(), bytes);
+  for (const Snapshot& copy : copies) {
+    auto it = allocations_.find(copy.pointer);
+    if (it != allocations_.end() && it->second == copy.bytes.size() && !copy.bytes.empty())
+      std::memcpy(copy.pointer, copy.bytes.data(), copy.bytes.size());
   }
 }
 

@@ -61,10 +61,14 @@ class HostDevice final : public Device {
   /// One run of a loaded kernel's grid; `permute`: in the order check's order.
   Status run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
              void** args, bool permute);
-  /// The order check: the bytes of every allocation, in allocations_'s
-  /// order, and putting them back (nothing allocated or released between).
-  std::vector<std::vector<uint8_t>> snapshot();
-  void restore(const std::vector<std::vector<uint8_t>>& copies);
+  /// The order check: the bytes of every allocation, and putting them back
+  /// into those still allocated.
+  struct Snapshot {
+    void* pointer;
+    std::vector<uint8_t> bytes;
+  };
+  std::vector<Snapshot> snapshot();
+  void restore(const std::vector<Snapshot>& copies);
 
   host::HostPool* pool_;
   const host::HostChecks checks_;

@@ -160,6 +160,27 @@ TEST(AccessChecks, InitFollowsDeviceMemoryThroughCopiesAndKernels) {
   EXPECT_TRUE(run(init_device(), "copy", {2, 1, 1}, {32, 1, 1}, onward).is_ok());
 }
 
+/// memset and memcpy calls left in a kernel are accesses like any other;
+/// an atomic exchange writes.
+TEST(AccessChecks, CallsToMemsetAndAtomicStoresAreAccesses) {
+  HostDevice& device = both_device();
+  DeviceBuffer<float> out(device, 64);
+  std::vector<void*> args = {&out.get()};
+  Status cleared = run(device, "cleared_by_memset", {1, 1, 1}, {64, 1, 1}, args, 256);
+  ASSERT_TRUE(cleared.is_ok()) << cleared.message();
+  EXPECT_EQ(out.read(), std::vector<float>(64, 0.0f));
+  Status racing = run(device, "cleared_by_memset_missing_barrier", {1, 1, 1}, {64, 1, 1}, args, 256);
+  ASSERT_FALSE(racing.is_ok());
+  expect_contains(racing.message(), "race: thread (1,0,0) read 4 byte(s) at offset 4 of the "
+                                    "block's 256 bytes of dynamic shared memory");
+  expect_contains(racing.message(), "and thread (0,0,0) wrote it in the same barrier interval");
+  DeviceBuffer<int> flag(device, 1);
+  std::vector<void*> flag_args = {&flag.get()};
+  Status set = run(device, "set_flag", {1, 1, 1}, {32, 1, 1}, flag_args);
+  ASSERT_TRUE(set.is_ok()) << set.message();
+  EXPECT_EQ(flag.read()[0], 1);
+}
+
 /// The other test kernels with barriers, shared memory and atomics pass
 /// under every check at once, with their usual results.
 TEST(AccessChecks, CorrectKernelsPassEveryCheck) {

@@ -270,6 +270,12 @@ TEST(HostChecks, OrderCatchesResultsThatDependOnTheThreadOrder) {
                                     "reversed order the launch wrote other bytes than in forward "
                                     "order: byte 0 of a 4-byte device allocation at 0x");
   expect_contains(status.message(), " is 0x00 in it, 0x3f in forward order");
+  // After a barrier too: reversed, thread 0 writes after thread 1.
+  auto after_barrier = load_on(*reversed, "thread_order.cu", "two_writers_after_barrier");
+  ASSERT_TRUE(after_barrier);
+  Status later = reversed->launch(*after_barrier, {1, 1, 1}, {64, 1, 1}, 0, last_args);
+  ASSERT_FALSE(later.is_ok());
+  expect_contains(later.message(), " is 0x00 in it, 0x01 in forward order");
 
   // 1 + 2^-24 * k, each add rounding: the sum depends on the order of the adds.
   std::vector<float> values(256);

@@ -110,3 +110,24 @@ extern "C" __global__ void copy(const float* in, float* out) {
   const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
   out[i] = in[i];
 }
+
+// Thread 0 clears the tile with memset (a call the compiler leaves in the
+// kernel); the others read it after the barrier. Without the barrier the
+// reads race with the memset.
+extern "C" __global__ void cleared_by_memset(float* out) {
+  SPECTRAL_DYNAMIC_SHARED(float, tile);
+  if (threadIdx.x == 0) memset(tile, 0, blockDim.x * sizeof(float));
+  __syncthreads();
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+
+extern "C" __global__ void cleared_by_memset_missing_barrier(float* out) {
+  SPECTRAL_DYNAMIC_SHARED(float, tile);
+  if (threadIdx.x == 0) memset(tile, 0, blockDim.x * sizeof(float));
+  out[threadIdx.x] = tile[threadIdx.x];
+}
+
+// atomicExch sets a flag in memory nothing wrote before: a store, not a read.
+extern "C" __global__ void set_flag(int* flag) {
+  if (threadIdx.x == 0) atomicExch(flag, 1);
+}

@@ -23,3 +23,11 @@ extern "C" __global__ void tree_float_sum(const float* in, float* out) {
   }
   if (i == 0) out[0] = slots[0];
 }
+
+// Threads 0 and 1 write one slot after a barrier: the later one wins. The
+// order check must start the interval after a barrier in its own order, not
+// with the thread that released the barrier (forward: 1 wins).
+extern "C" __global__ void two_writers_after_barrier(int* out) {
+  __syncthreads();
+  if (threadIdx.x < 2) out[0] = int(threadIdx.x);
+}
