@@ -67,25 +67,15 @@ SPECTRAL_CHECK_FN void spectral_host_check_enter(spectral_host_block* block) {
 }
 
 // Plain loads and stores.
-#define SPECTRAL_CHECK_SIZED(N)                                                              \
-  SPECTRAL_CHECK_FN void __tsan_read##N(void* a) {                                           \
-    check(a, N, SPECTRAL_HOST_ACCESS_READ, __builtin_return_address(0));                     \
-  }                                                                                          \
-  SPECTRAL_CHECK_FN void __tsan_write##N(void* a) {                                          \
-    check(a, N, SPECTRAL_HOST_ACCESS_WRITE, __builtin_return_address(0));                    \
-  }                                                                                          \
-  SPECTRAL_CHECK_FN void __tsan_unaligned_read##N(void* a) {                                 \
-    check(a, N, SPECTRAL_HOST_ACCESS_READ, __builtin_return_address(0));                     \
-  }                                                                                          \
-  SPECTRAL_CHECK_FN void __tsan_unaligned_write##N(void* a) {                                \
-    check(a, N, SPECTRAL_HOST_ACCESS_WRITE, __builtin_return_address(0));                    \
-  }                                                                                          \
-  SPECTRAL_CHECK_FN void __tsan_volatile_read##N(void* a) {                                  \
-    check(a, N, SPECTRAL_HOST_ACCESS_READ, __builtin_return_address(0));                     \
-  }                                                                                          \
-  SPECTRAL_CHECK_FN void __tsan_volatile_write##N(void* a) {                                 \
-    check(a, N, SPECTRAL_HOST_ACCESS_WRITE, __builtin_return_address(0));                    \
-  }
+#define SPECTRAL_CHECK_ONE(name, N, kind) \
+  SPECTRAL_CHECK_FN void name(void* a) { check(a, N, kind, __builtin_return_address(0)); }
+#define SPECTRAL_CHECK_SIZED(N)                                                   \
+  SPECTRAL_CHECK_ONE(__tsan_read##N, N, SPECTRAL_HOST_ACCESS_READ)                \
+  SPECTRAL_CHECK_ONE(__tsan_write##N, N, SPECTRAL_HOST_ACCESS_WRITE)              \
+  SPECTRAL_CHECK_ONE(__tsan_unaligned_read##N, N, SPECTRAL_HOST_ACCESS_READ)      \
+  SPECTRAL_CHECK_ONE(__tsan_unaligned_write##N, N, SPECTRAL_HOST_ACCESS_WRITE)    \
+  SPECTRAL_CHECK_ONE(__tsan_volatile_read##N, N, SPECTRAL_HOST_ACCESS_READ)       \
+  SPECTRAL_CHECK_ONE(__tsan_volatile_write##N, N, SPECTRAL_HOST_ACCESS_WRITE)
 SPECTRAL_CHECK_SIZED(1)
 SPECTRAL_CHECK_SIZED(2)
 SPECTRAL_CHECK_SIZED(4)
