@@ -105,7 +105,7 @@ Status HostPool::run(const GridLaunch& launch) {
   next_block_.store(0);
   failed_.store(false);
   error_.clear();
-  // The race and init checks judge a launch's blocks one at a time.
+  // The race, init and order checks run a launch's blocks one at a time.
   const bool parallel = threads_ > 1 && total_blocks_ > 1 && !launch.serial;
   if (launch.checker != nullptr) launch.checker->begin_launch();
   if (parallel) {
