@@ -193,12 +193,14 @@ struct TopkResult {
   std::vector<int64_t> indices;
 };
 
+/// One block per row (up to 1024), or `blocks` of them walking the rows.
 template <typename T>
 TopkResult<T> run_topk_rows(const std::vector<T>& x, int64_t rows, int64_t n, int64_t k,
-                            bool cache) {
+                            bool cache, uint32_t blocks = 0) {
   Buffer in(x), values{std::vector<T>(rows * k)}, indices{std::vector<int64_t>(rows * k)};
   size_t shared = cache ? size_t(n) * key_bytes<T>() : 0;
-  launch(topk_rows_unit<T>(cache), {uint32_t(std::min<int64_t>(rows, 1024)), 1, 1},
+  if (blocks == 0) blocks = uint32_t(std::min<int64_t>(rows, 1024));
+  launch(topk_rows_unit<T>(cache), {blocks, 1, 1},
          {kRowThreads, 1, 1}, shared,
          {&in.get(), &values.get(), &indices.get(), (void*)&rows, (void*)&n, (void*)&k});
   return {values.read<T>(), indices.read<int64_t>()};
@@ -265,6 +267,11 @@ void check_topk(const TopkCase& c, bool all_forms) {
       expect_topk(run_topk_rows(x, rows, c.n, c.k, false), x, rows, c.n, c.k, what + " rows");
     if (fits)
       expect_topk(run_topk_rows(x, rows, c.n, c.k, true), x, rows, c.n, c.k, what + " cached");
+    // One block for every row: the barriers that keep a row's work from the
+    // next row's (chunks, cached keys, digit passes) run between rows.
+    if (fits && c.n <= 1000)
+      expect_topk(run_topk_rows(x, rows, c.n, c.k, true, 1), x, rows, c.n, c.k,
+                  what + " cached, one block");
     // Rows spread over blocks, and flat over the whole tensor.
     if (all_forms || c.n > 4096)
       expect_topk(run_topk_grid(x, rows, c.n, c.k), x, rows, c.n, c.k, what + " grid");
@@ -392,6 +399,12 @@ void check_scatter(const SparseCase& c) {
                                   uint32_t(std::min<int64_t>(tiles, 1024)), &error),
                        want, "scatter");
   EXPECT_EQ(error, 0u);
+  if (tiles >= 2) {  // one block walks every tile: the barrier between tiles runs
+    expect_bitwise_equal(run_sparse(scatter_unit<T>(), values, idx, c, c.rows * c.row_length, 1,
+                                    &error),
+                         want, "scatter, one block");
+    EXPECT_EQ(error, 0u);
+  }
   if (c.k >= 4 * c.row_length) {  // many duplicates: another order would round differently
     std::vector<T> reversed(want.size());
     for (int64_t p = c.rows * c.k - 1; p >= 0; --p)
