@@ -80,7 +80,8 @@ __device__ void rfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
 /// The inverse transform of image blockIdx.x: load(image, r, k) gives bin
 /// (r, k) for k < KW (the bins past KW are zero); store(image, r, c, x)
 /// takes the unscaled c2r output (FFTW's, the imaginary parts of each row's
-/// DC and Nyquist bins ignored). Tables as rfft2_block's.
+/// DC and Nyquist bins ignored). Tables as rfft2_block's. It does not end
+/// with a barrier: a caller that reuses `shared` afterwards needs one first.
 template <int H, int W, int KW, int THREADS, typename T, typename Load, typename Store>
 __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_twiddles,
                              const cplx<T>* __restrict__ twiddles_n,
@@ -118,7 +119,7 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
         store(image, r, 2 * n, z[n].re);
         store(image, r, 2 * n + 1, z[n].im);
       }
-    __syncthreads();  // the next rows overwrite these
+    // A thread packs the next row into the entries of z it just stored.
   });
 }
 

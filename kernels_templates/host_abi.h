@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SPECTRAL_HOST_ABI_VERSION 2u
+#define SPECTRAL_HOST_ABI_VERSION 3u
 #define SPECTRAL_HOST_LAUNCH_PREFIX "spectral_host_launch_"
 
 /* The layout of CUDA's uint3 (host_emulation.h makes uint3 this type). */
@@ -63,9 +63,11 @@ typedef struct spectral_host_kernel {
 enum {
   SPECTRAL_HOST_ACCESS_READ = 0,
   SPECTRAL_HOST_ACCESS_WRITE = 1,
-  SPECTRAL_HOST_ACCESS_ATOMIC = 2,      /* a read-modify-write: excepted from the race check */
-  SPECTRAL_HOST_ACCESS_ATOMIC_STORE = 3 /* an atomic store: writes, excepted from it too */
+  SPECTRAL_HOST_ACCESS_ATOMIC = 2,       /* an atomic read-modify-write */
+  SPECTRAL_HOST_ACCESS_ATOMIC_STORE = 3, /* an atomic store (or exchange): writes */
+  SPECTRAL_HOST_ACCESS_ATOMIC_LOAD = 4   /* an atomic load: reads */
 };
+/* Two atomic accesses never race; an atomic and a plain one do. */
 
 /* Operations of sync_block: __syncthreads and its _count/_and/_or forms. */
 enum {
@@ -82,13 +84,15 @@ struct spectral_host_runtime {
   int (*run_grid)(const spectral_host_runtime* rt, const spectral_host_kernel* kernel,
                   spectral_host_uint3 grid, spectral_host_uint3 block,
                   size_t dynamic_shared_bytes, void** args);
-  /* Block barrier; returns the op's result over the block's predicates. */
-  int (*sync_block)(spectral_host_block* block, int op, int predicate);
+  /* Block barrier; returns the op's result over the block's predicates.
+   * `site`, here and in warp_exchange: the return address of the call in the
+   * kernel, which the sync check's reports turn into a source line. */
+  int (*sync_block)(spectral_host_block* block, int op, int predicate, const void* site);
   /* Warp barrier over `mask`: publishes `value`, waits for the lanes, returns
    * the 32 values of this round (valid until this lane's next warp call) and
    * the lanes that took part in *arrived. */
   const uint64_t* (*warp_exchange)(spectral_host_block* block, unsigned int mask, uint64_t value,
-                                   unsigned int* arrived);
+                                   unsigned int* arrived, const void* site);
   /* __activemask(): waits until every other live lane of the warp is parked (at a
    * barrier it cannot pass yet, or here); returns the lanes parked here. */
   unsigned int (*warp_active_mask)(spectral_host_block* block);

@@ -126,10 +126,10 @@ SPECTRAL_CHECK_FN void __tsan_atomic_thread_fence(int) { __atomic_thread_fence(_
 SPECTRAL_CHECK_FN void __tsan_atomic_signal_fence(int) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
 
 // Atomics: done here (sequentially consistent, which every order the kernel
-// asked for allows) after the check, which excepts them from the race check.
+// asked for allows) after the check (two atomics never race each other).
 #define SPECTRAL_CHECK_ATOMIC(N, T)                                                          \
   SPECTRAL_CHECK_FN T __tsan_atomic##N##_load(const volatile T* a, int) {                   \
-    check(a, sizeof(T), SPECTRAL_HOST_ACCESS_ATOMIC, __builtin_return_address(0));           \
+    check(a, sizeof(T), SPECTRAL_HOST_ACCESS_ATOMIC_LOAD, __builtin_return_address(0));      \
     return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                             \
   }                                                                                          \
   SPECTRAL_CHECK_FN void __tsan_atomic##N##_store(volatile T* a, T v, int) {                \

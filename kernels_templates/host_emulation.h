@@ -214,7 +214,7 @@ inline bool uses_sync() { return __start_spectral_host_sync != nullptr; }
 
 SPECTRAL_HOST_SYNC_FN int sync_block(int op, int predicate) {
   spectral_host_block* block = current_block();
-  return block->rt->sync_block(block, op, predicate);
+  return block->rt->sync_block(block, op, predicate, __builtin_return_address(0));
 }
 
 SPECTRAL_HOST_SYNC_FN unsigned int active_mask() {
@@ -225,7 +225,7 @@ SPECTRAL_HOST_SYNC_FN unsigned int active_mask() {
 SPECTRAL_HOST_SYNC_FN const uint64_t* warp_exchange(unsigned int mask, uint64_t value,
                                                     unsigned int* arrived) {
   spectral_host_block* block = current_block();
-  return block->rt->warp_exchange(block, mask, value, arrived);
+  return block->rt->warp_exchange(block, mask, value, arrived, __builtin_return_address(0));
 }
 
 template <typename T> struct is_warp_type { static constexpr bool value = false; };

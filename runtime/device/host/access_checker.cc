@@ -1,8 +1,7 @@
 // access_checker.cc - shadow memory for the race and init checks.
 #include "runtime/device/host/access_checker.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
+#include "runtime/device/host/host_checks.h"
 
 #include <cstdio>
 #include <cstring>
@@ -34,8 +33,16 @@ const char* verb(unsigned kind) {
     case SPECTRAL_HOST_ACCESS_READ: return "read";
     case SPECTRAL_HOST_ACCESS_WRITE: return "wrote";
     case SPECTRAL_HOST_ACCESS_ATOMIC_STORE: return "stored atomically";
+    case SPECTRAL_HOST_ACCESS_ATOMIC_LOAD: return "loaded atomically";
     default: return "updated atomically";
   }
+}
+
+/// "wrote it", "updated it atomically", ...
+std::string verb_it(unsigned kind) {
+  const std::string v = verb(kind);
+  const size_t space = v.find(' ');
+  return space == std::string::npos ? v + " it" : v.substr(0, space) + " it" + v.substr(space);
 }
 
 }  // namespace
@@ -149,7 +156,8 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
   for (size_t i = offset; i < offset + bytes; ++i) {
     Cell scratch;
     Cell& c = place.cells != nullptr ? place.cells[i] : scratch;
-    const bool writes = kind != SPECTRAL_HOST_ACCESS_READ;
+    const bool writes = kind != SPECTRAL_HOST_ACCESS_READ && kind != SPECTRAL_HOST_ACCESS_ATOMIC_LOAD;
+    const bool atomic = kind != SPECTRAL_HOST_ACCESS_READ && kind != SPECTRAL_HOST_ACCESS_WRITE;
     if (init_ && kind != SPECTRAL_HOST_ACCESS_WRITE && kind != SPECTRAL_HOST_ACCESS_ATOMIC_STORE) {
       const bool written = place.written != nullptr ? place.written[i] != 0
                                                     : c.init_run == place.run;
@@ -158,7 +166,7 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         return false;
       }
     }
-    if (race_ && (kind == SPECTRAL_HOST_ACCESS_READ || kind == SPECTRAL_HOST_ACCESS_WRITE)) {
+    if (race_) {
       // Unordered with `self`: another block of the launch, or another thread
       // of the block in the same barrier interval.
       auto unordered = [&](uint32_t run, uint32_t block, uint32_t other_interval,
@@ -166,29 +174,36 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         return run == place.run &&
                (block != place.block || (other_interval == interval && other_thread != thread));
       };
-      if (unordered(c.w_run, c.w_block, c.w_interval, c.w_thread)) {
+      if (unordered(c.w_run, c.w_block, c.w_interval, c.w_thread) && !(atomic && c.w_atomic)) {
         found(place, offset, bytes, true, self,
-              {c.w_thread, c.w_block, c.w_site, SPECTRAL_HOST_ACCESS_WRITE}, false);
+              {c.w_thread, c.w_block, c.w_site,
+               c.w_atomic ? unsigned(SPECTRAL_HOST_ACCESS_ATOMIC) : SPECTRAL_HOST_ACCESS_WRITE},
+              false);
         return false;
       }
-      if (kind == SPECTRAL_HOST_ACCESS_WRITE &&
-          unordered(c.r_run, c.r_block, c.r_interval, c.r_thread)) {
+      if (writes && unordered(c.r_run, c.r_block, c.r_interval, c.r_thread) &&
+          !(atomic && c.r_atomic)) {
         found(place, offset, bytes, true, self,
-              {c.r_thread, c.r_block, c.r_site, SPECTRAL_HOST_ACCESS_READ},
+              {c.r_thread, c.r_block, c.r_site,
+               c.r_atomic ? unsigned(SPECTRAL_HOST_ACCESS_ATOMIC_LOAD) : SPECTRAL_HOST_ACCESS_READ},
               c.r_block == kManyBlocks || c.r_thread == kManyThreads);
         return false;
       }
-      if (kind == SPECTRAL_HOST_ACCESS_READ) {
+      if (!writes) {
         if (c.r_run != place.run || (c.r_block == place.block && c.r_interval != interval)) {
           c.r_run = place.run;
           c.r_block = place.block;
           c.r_interval = interval;
           c.r_thread = uint16_t(thread);
           c.r_site = site;
-        } else if (c.r_block != place.block) {
-          c.r_block = kManyBlocks;
-        } else if (c.r_thread != thread) {
-          c.r_thread = kManyThreads;
+          c.r_atomic = atomic;
+        } else {
+          if (c.r_block != place.block) {
+            c.r_block = kManyBlocks;
+          } else if (c.r_thread != thread) {
+            c.r_thread = kManyThreads;
+          }
+          c.r_atomic = c.r_atomic && atomic;  // a plain read among them conflicts with atomics
         }
       } else {
         c.w_run = place.run;
@@ -196,6 +211,7 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         c.w_interval = interval;
         c.w_thread = uint16_t(thread);
         c.w_site = site;
+        c.w_atomic = atomic;
       }
     }
     if (writes) {
@@ -231,25 +247,8 @@ std::string AccessChecker::region_name(int what, uintptr_t start, size_t bytes) 
 }
 
 std::string AccessChecker::source_line(uint32_t site) {
-  const std::string fallback = "+" + hex(site) + " in the kernel's .so";
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(module_base_ + site), &info) == 0 || info.dli_fname == nullptr)
-    return fallback;
-  // A kernel is loaded from /proc/self/fd/N: addr2line, another process, needs our pid.
-  std::string path = info.dli_fname;
-  if (path.rfind("/proc/self/", 0) == 0)
-    path = "/proc/" + std::to_string(getpid()) + path.substr(std::strlen("/proc/self"));
   // The return address of the check's call: the access is the instruction before.
-  const std::string command = "addr2line -e '" + path + "' " + hex(site - 1) + " 2>/dev/null";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return fallback;
-  char line[4096] = {};
-  const bool got = std::fgets(line, sizeof line, pipe) != nullptr;
-  pclose(pipe);
-  std::string text = got ? line : "";
-  text = text.substr(0, text.find_first_of(" \n"));
-  if (text.empty() || text[0] == '?') return fallback;
-  return text.substr(text.rfind('/') == std::string::npos ? 0 : text.rfind('/') + 1);
+  return code_location(module_base_ + site - 1);
 }
 
 std::string AccessChecker::describe_finding() {
@@ -279,7 +278,7 @@ std::string AccessChecker::describe_finding() {
   } else {
     who = thread_name(f.other.thread);
   }
-  out << ", and " << who << " " << (f.other_many ? "read" : verb(f.other.kind)) << " it"
+  out << ", and " << who << " " << (f.other_many ? "read it" : verb_it(f.other.kind))
       << (other_block ? " in the same launch" : " in the same barrier interval") << " (at "
       << (f.other_many ? "e.g. " : "") << source_line(f.other.site) << "): "
       << (other_block ? "the blocks of one launch are not ordered"

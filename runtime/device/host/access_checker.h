@@ -6,7 +6,8 @@
 // __shared__ variables) and of every device allocation, who last wrote it and
 // who read it since, and judges each access against that:
 //
-// race: two accesses to one byte, at least one a write and neither atomic,
+// race: two accesses to one byte, at least one a write and not both atomic
+//   (a plain read of a counter other threads add to atomically is one),
 //   conflict when nothing orders them: two threads of a block in one barrier
 //   interval (between the same two __syncthreads), or two blocks of one
 //   launch (device memory; blocks are never ordered). Warp intrinsics and
@@ -72,6 +73,7 @@ class AccessChecker {
     uint32_t r_run = 0, r_block = 0, r_interval = 0, r_site = 0;
     uint32_t init_run = 0;  // shared memory: the block run that wrote it
     uint16_t w_thread = 0, r_thread = 0;
+    bool w_atomic = false, r_atomic = false;  // the write was atomic; every read was
   };
   struct Allocation {
     size_t bytes = 0;

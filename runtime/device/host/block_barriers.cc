@@ -19,11 +19,14 @@ void BlockRunner::Impl::release_block() {
   if (launch->permute) reorder();  // the next interval in another order
 }
 
-int BlockRunner::Impl::sync_block(int op, int predicate) {
+int BlockRunner::Impl::sync_block(int op, int predicate, uintptr_t site) {
   if (loop_mode) throw LoopModeError{barrier_in_loop_mode("__syncthreads")};
-  if (launch->check_sync && live < count)
+  threads[cur].site = site;
+  if (launch->check_sync && live < count) {
+    note_site(site);
     fail("sync: " + where() + " reached __syncthreads after " + std::to_string(count - live) +
          " of the block's " + std::to_string(count) + " threads exited");
+  }
   const uint32_t me = cur, round = gen, slot = round & 1;
   if (arrived == 0) acc[slot] = 0;
   acc[slot] += predicate != 0;
@@ -65,9 +68,10 @@ bool BlockRunner::Impl::try_release_warp(Warp& warp, bool caller_arrived) {
 }
 
 const uint64_t* BlockRunner::Impl::warp_exchange(uint32_t mask, uint64_t value,
-                                                 uint32_t* arrived_lanes) {
+                                                 uint32_t* arrived_lanes, uintptr_t site) {
   if (loop_mode) throw LoopModeError{barrier_in_loop_mode("a warp intrinsic")};
   const uint32_t me = cur, lane = me & 31;
+  threads[me].site = site;
   Warp& warp = warps[me >> 5];
   while (warp.unread[warp.gen & 1] != 0) {
     threads[me].state = State::kWarpDrain;
@@ -75,9 +79,11 @@ const uint64_t* BlockRunner::Impl::warp_exchange(uint32_t mask, uint64_t value,
     threads[me].state = State::kRunning;
   }
   // After the drain: lanes it names may have exited meanwhile.
-  if (launch->check_sync && (mask & ~warp.live) != 0)
+  if (launch->check_sync && (mask & ~warp.live) != 0) {
+    note_site(site);
     fail("sync: " + where() + " passed a warp intrinsic the mask " + hex32(mask) + ", whose lanes " +
          hex32(mask & ~warp.live) + " have exited or do not exist");
+  }
   const uint32_t slot = warp.gen & 1;
   warp.values[slot][lane] = value;
   warp.arrived |= 1u << lane;
@@ -132,17 +138,28 @@ std::string BlockRunner::Impl::barrier_in_loop_mode(const char* what) const {
          " but its .so has no spectral_host_sync section; was it built with host_emulation.h?";
 }
 
-std::string BlockRunner::Impl::deadlock_message() const {
+void BlockRunner::Impl::note_site(uintptr_t site) {
+  if (site == 0 || site_count == kMaxSites) return;
+  for (uint32_t k = 0; k < site_count; ++k)
+    if (sites[k] == site) return;
+  sites[site_count++] = site;
+}
+
+std::string BlockRunner::Impl::deadlock_message() {
   uint32_t at_block = 0, at_warp = 0;
   std::string warp_list;
   for (uint32_t w = 0; w * 32 < count; ++w) {
     bool listed = false;
     for (uint32_t i = w * 32; i < count && i < w * 32 + 32; ++i) {
       const State state = threads[i].state;
-      if (state == State::kBlockWait) ++at_block;
+      if (state == State::kBlockWait) {
+        ++at_block;
+        note_site(threads[i].site);
+      }
       if (state != State::kWarpWait && state != State::kWarpDrain && state != State::kActiveWait) {
         continue;
       }
+      if (state != State::kActiveWait) note_site(threads[i].site);
       ++at_warp;
       if (!listed) warp_list += (warp_list.empty() ? "" : ", ") + std::to_string(w);
       listed = true;
@@ -161,13 +178,13 @@ BlockRunner::Impl& impl_of(spectral_host_block* block) {
   return *static_cast<BlockRunner::Impl*>(block->scheduler);
 }
 
-int hook_sync_block(spectral_host_block* block, int op, int predicate) {
-  return impl_of(block).sync_block(op, predicate);
+int hook_sync_block(spectral_host_block* block, int op, int predicate, const void* site) {
+  return impl_of(block).sync_block(op, predicate, uintptr_t(site));
 }
 
 const uint64_t* hook_warp_exchange(spectral_host_block* block, unsigned int mask, uint64_t value,
-                                   unsigned int* arrived) {
-  return impl_of(block).warp_exchange(mask, value, arrived);
+                                   unsigned int* arrived, const void* site) {
+  return impl_of(block).warp_exchange(mask, value, arrived, uintptr_t(site));
 }
 
 unsigned int hook_warp_active_mask(spectral_host_block* block) {

@@ -48,8 +48,10 @@ void on_segv(int sig, siginfo_t* info, void* context) {
   }
 #if defined(__x86_64__)
   // Bit 1 of the page fault's error code: a write.
-  fault.write = (static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+  const greg_t* registers = static_cast<ucontext_t*>(context)->uc_mcontext.gregs;
+  fault.write = (registers[REG_ERR] & 2) != 0;
   fault.access_known = true;
+  fault.pc = uintptr_t(registers[REG_RIP]);
 #else
   (void)context;
 #endif
@@ -112,9 +114,13 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
     if (arrived != 0) {
       error = "sync: " + where() + " exited while " + std::to_string(arrived) +
               " thread(s) wait at __syncthreads";
+      for (uint32_t i = 0; i < count; ++i)
+        if (threads[i].state == State::kBlockWait) note_site(threads[i].site);
     } else if (warp.arrived != 0 && (warp.need >> (me & 31) & 1u) != 0) {
       error = "sync: " + where() + " exited while lanes " + hex32(warp.arrived) +
               " of its warp wait at a warp intrinsic whose masks name it";
+      for (uint32_t lanes = warp.arrived; lanes != 0; lanes &= lanes - 1)
+        note_site(threads[(me & ~31u) + uint32_t(__builtin_ctz(lanes))].site);
     }
     if (!error.empty()) {
       announce_switch(kMain);
@@ -348,6 +354,7 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
   s.launch = &launch;
   s.count = uint32_t(count);
   s.error.clear();
+  s.site_count = 0;
   running = &s;
   if (launch.checker != nullptr) {
     launch.checker->begin_block(block_idx, launch.block, launch.grid, s.block.dynamic_shared,
@@ -359,6 +366,11 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
   if (launch.checker != nullptr && launch.checker->has_finding()) {
     *error = launch.checker->describe_finding();  // here, off the fibers: it runs addr2line
     ok = false;
+  } else if (!ok && s.site_count > 0) {  // the barriers the error is about, as source lines
+    std::string at;
+    for (uint32_t k = 0; k < s.site_count; ++k)
+      at += (k == 0 ? "" : ", ") + code_location(s.sites[k] - 1);  // the call, not the return
+    *error += " (at " + at + ")";
   }
   return ok;
 }

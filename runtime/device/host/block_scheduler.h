@@ -67,6 +67,7 @@ struct Thread {
   uint32_t active_mask = 0;
   State state = State::kNotStarted;
   uint32_t next = 0, prev = 0;  // ring of the live threads
+  uintptr_t site = 0;  // the return address of its last barrier or warp call (host ABI)
 };
 
 /// A warp barrier round: lanes publish into values[gen & 1]. Double-buffered,
@@ -200,11 +201,13 @@ struct BlockRunner::Impl {
 
   // Barriers (block_barriers.cc).
   void release_block();
-  int sync_block(int op, int predicate);
+  /// `site`: the call's return address in the kernel (Thread::site).
+  int sync_block(int op, int predicate, uintptr_t site);
   /// Releases the warp's round if every live lane it names has arrived;
   /// `caller_arrived`: the calling lane is one of them and reads at once.
   static bool try_release_warp(Warp& warp, bool caller_arrived);
-  const uint64_t* warp_exchange(uint32_t mask, uint64_t value, uint32_t* arrived_lanes);
+  const uint64_t* warp_exchange(uint32_t mask, uint64_t value, uint32_t* arrived_lanes,
+                                uintptr_t site);
   /// Every live lane of warp `w` waits where it cannot go on, or at __activemask.
   bool warp_parked(uint32_t w) const;
   /// __activemask(): the lanes that reach it together, i.e. before any lane of
@@ -217,7 +220,14 @@ struct BlockRunner::Impl {
   // Messages (block_barriers.cc).
   std::string where() const { return "thread " + format(block.thread_idx); }
   std::string barrier_in_loop_mode(const char* what) const;
-  std::string deadlock_message() const;
+  /// Notes the barrier sites of the waiting threads too.
+  std::string deadlock_message();
+  /// Adds a barrier call's site to those the block's error names
+  /// (BlockRunner::run gives their source lines, off the fibers).
+  void note_site(uintptr_t site);
+  static constexpr uint32_t kMaxSites = 4;
+  uintptr_t sites[kMaxSites] = {};
+  uint32_t site_count = 0;
 };
 
 }  // namespace spectral::host

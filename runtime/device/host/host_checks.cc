@@ -1,6 +1,7 @@
 // host_checks.cc - parsing SPECTRAL_HOST_CHECK, and the guarded regions of the bounds check.
 #include "runtime/device/host/host_checks.h"
 
+#include <dlfcn.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -167,6 +169,41 @@ bool find_guard_fault(const void* address, GuardFault* fault) {
   return true;
 }
 
+std::string code_location(uintptr_t instruction) {
+  char offset[32];
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(instruction), &info) == 0 || info.dli_fname == nullptr) {
+    std::snprintf(offset, sizeof offset, "0x%" PRIxPTR, instruction);
+    return offset;
+  }
+  std::snprintf(offset, sizeof offset, "0x%" PRIxPTR,
+                instruction - reinterpret_cast<uintptr_t>(info.dli_fbase));
+  std::string path = info.dli_fname;
+  const std::string fallback =
+      "+" + std::string(offset) + " in " + path.substr(path.rfind('/') + 1);
+  // A kernel is loaded from /proc/self/fd/N: addr2line, another process, needs our pid.
+  if (path.rfind("/proc/self/", 0) == 0)
+    path = "/proc/" + std::to_string(getpid()) + path.substr(std::strlen("/proc/self"));
+  // -i: the chain of inlined calls, innermost first. The first frame outside
+  // host_emulation.h is the kernel's own line (a barrier's call, an atomic).
+  const std::string command = "addr2line -i -e '" + path + "' " + offset + " 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return fallback;
+  std::string found;
+  char line[4096];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    std::string text = line;
+    text = text.substr(0, text.find_first_of(" \n"));
+    if (text.empty() || text[0] == '?') continue;
+    text = text.substr(text.rfind('/') + 1);
+    const bool emulation = text.rfind("host_emulation.h:", 0) == 0;
+    if (found.empty() || !emulation) found = text;
+    if (!emulation) break;
+  }
+  pclose(pipe);
+  return found.empty() ? fallback : found;
+}
+
 std::string GuardFault::describe() const {
   char text[256];
   const uintptr_t past = address - (start + bytes);
@@ -182,7 +219,7 @@ std::string GuardFault::describe() const {
                   "%" PRIuPTR " bytes past the end of a %zu-byte device allocation at 0x%" PRIxPTR,
                   past, bytes, start);
   }
-  return text;
+  return pc == 0 ? std::string(text) : std::string(text) + " (at " + code_location(pc) + ")";
 }
 
 }  // namespace spectral::host

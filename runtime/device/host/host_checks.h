@@ -101,11 +101,18 @@ struct GuardFault {
   bool write = false;   // known on x86-64; else `access_known` is false
   bool access_known = false;
   spectral_host_uint3 thread{0, 0, 0};
+  uintptr_t pc = 0;  // the faulting instruction, where known (x86-64)
   /// "bounds: thread (x,y,z) wrote 0x..., N bytes past the end of a B-byte
-  /// device allocation at 0x..." (or "... of the block's B bytes of dynamic
-  /// shared memory").
+  /// device allocation at 0x... (at FILE:LINE)" (or "... of the block's B
+  /// bytes of dynamic shared memory ..."). Runs addr2line: not on a fiber.
   std::string describe() const;
 };
+
+/// Where the instruction at `instruction` lies: "FILE:LINE" from the line
+/// tables of the loaded object holding it (kernels are built with -g1), else
+/// "+0xOFFSET in OBJECT". It runs addr2line, another process: call it off the
+/// fibers.
+std::string code_location(uintptr_t instruction);
 
 /// Whether a fault at `address` hit the guard page of a guarded region;
 /// fills `fault`'s region fields. As the fault handler needs it: no

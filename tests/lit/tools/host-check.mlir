@@ -54,7 +54,7 @@
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX="sh %S/Inputs/off-by-one-cxx.sh" \
 // RUN:   not spectral-run %s --function=exp_1000 --random-inputs --check=bounds 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=CAUGHT
-// CAUGHT: error: spectral.exp ({{.*}}host-check.mlir:[[@LINE+7]]:8): kernel 'ew_exp_f32_1000' failed in block ({{[0-9]+}},0,0): bounds: thread ({{[0-9]+}},0,0) wrote 0x{{[0-9a-f]+}}, 0 bytes past the end of a 4000-byte device allocation at 0x{{[0-9a-f]+}}
+// CAUGHT: error: spectral.exp ({{.*}}host-check.mlir:[[@LINE+7]]:8): kernel 'ew_exp_f32_1000' failed in block ({{[0-9]+}},0,0): bounds: thread ({{[0-9]+}},0,0) wrote 0x{{[0-9a-f]+}}, 0 bytes past the end of a 4000-byte device allocation at 0x{{[0-9a-f]+}} (at ew_exp_f32_1000.cu:{{[0-9]+}})
 // RUN: env SPECTRAL_CACHE_DIR=%t.cache SPECTRAL_HOST_CXX="sh %S/Inputs/off-by-one-cxx.sh" \
 // RUN:   spectral-run %s --function=exp_1000 --random-inputs --device=host 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=UNSEEN

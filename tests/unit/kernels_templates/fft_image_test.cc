@@ -358,6 +358,214 @@ std::vector<ImageCase> image_cases() {
 
 INSTANTIATE_TEST_SUITE_P(Shapes, FftImage, ::testing::ValuesIn(image_cases()), case_name);
 
+// ---- fft_real2d.cuh ----------------------------------------------------------------------
+
+/// Real images of h x w, the first kw columns of their spectra kept, one
+/// block of `threads` per image: fewer threads than rows (or kept columns)
+/// times a transform's threads, so rows and columns go in several rounds and
+/// the barriers between rounds run.
+struct RealImageCase {
+  int h, w, kw, threads, images;
+};
+
+std::string real_case_name(const ::testing::TestParamInfo<RealImageCase>& info) {
+  const RealImageCase& c = info.param;
+  return std::to_string(c.images) + "x" + std::to_string(c.h) + "x" + std::to_string(c.w) +
+         "_kw" + std::to_string(c.kw) + "_t" + std::to_string(c.threads);
+}
+
+/// KW x H columns, then the rows in flight (Real2D::SHARED_VALUES).
+int real_shared_values(const RealImageCase& c) {
+  const int row_threads = int(planning::stockhamThreads(c.w / 2));
+  return c.kw * c.h + std::min(c.h, c.threads / row_threads) * c.w / 2;
+}
+
+/// A real unit's placeholders; $A asserts that the template needs the
+/// shared memory the test gives it.
+std::map<std::string, std::string> real_unit_values(const RealImageCase& c,
+                                                    const std::string& entry,
+                                                    const std::string& real) {
+  const std::string shape = std::to_string(c.h) + ", " + std::to_string(c.w) + ", " +
+                            std::to_string(c.kw) + ", " + std::to_string(c.threads);
+  return {{"$H", std::to_string(c.h)},
+          {"$W", std::to_string(c.w)},
+          {"$K", std::to_string(c.kw)},
+          {"$S", shape},
+          {"$R", real},
+          {"$A", "  static_assert(spectral_fft::real2d_shared_values<" + shape +
+                     ">() == " + std::to_string(real_shared_values(c)) + ");\n"},
+          {"$E", entry + "_" + (real == "float" ? "f32_" : "f64_") + std::to_string(c.h) + "x" +
+                     std::to_string(c.w) + "_kw" + std::to_string(c.kw) + "_t" +
+                     std::to_string(c.threads)}};
+}
+
+const char* const kRealPrelude =
+    "#include \"common.cuh\"\n"
+    "#include \"fft_real2d.cuh\"\n"
+    "using spectral_fft::cplx;\n";
+
+/// rfft2_block of the images in x; its store writes the kept columns of
+/// each spectrum, [images, h, kw], from shared memory.
+KernelSource rfft2_unit(const RealImageCase& c, const std::string& real = "float") {
+  const std::map<std::string, std::string> values = real_unit_values(c, "rfft2", real);
+  return {fill(std::string(kRealPrelude) +
+                   "struct XLoad {\n  const $R* x;\n"
+                   "  __device__ $R operator()(int image, int r, int col) const {\n"
+                   "    return x[((long long)image * $H + r) * $W + col];\n  }\n};\n"
+                   "struct SpectrumStore {\n  static constexpr int ELEMENTS = $H * $K;\n"
+                   "  const cplx<$R>* shared;\n  cplx<$R>* out;\n"
+                   "  __device__ void operator()(int image, int e) const {\n"
+                   "    const int r = e / $K, k = e - r * $K;\n"
+                   "    out[(long long)image * ELEMENTS + e] = shared[k * $H + r];\n  }\n};\n"
+                   "extern \"C\" __global__ void $E(const $R* x, cplx<$R>* out,\n"
+                   "    const cplx<$R>* half_twiddles, const cplx<$R>* twiddles_n,\n"
+                   "    const cplx<$R>* twiddles_h) {\n"
+                   "$A  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                   "  spectral_fft::rfft2_block<$S, $R>(shared, half_twiddles, twiddles_n,\n"
+                   "      twiddles_h, XLoad{x}, SpectrumStore{shared, out});\n}\n",
+               values),
+          fill("$E", values),
+          {}};
+}
+
+/// irfft2_block of spectra [images, h, kw] (the columns past kw zero) into
+/// real images.
+KernelSource irfft2_unit(const RealImageCase& c, const std::string& real = "float") {
+  const std::map<std::string, std::string> values = real_unit_values(c, "irfft2", real);
+  return {fill(std::string(kRealPrelude) +
+                   "struct BinLoad {\n  const cplx<$R>* bins;\n"
+                   "  __device__ cplx<$R> operator()(int image, int r, int k) const {\n"
+                   "    return bins[((long long)image * $H + r) * $K + k];\n  }\n};\n"
+                   "struct YStore {\n  $R* y;\n"
+                   "  __device__ void operator()(int image, int r, int col, $R value) const {\n"
+                   "    y[((long long)image * $H + r) * $W + col] = value;\n  }\n};\n"
+                   "extern \"C\" __global__ void $E(const cplx<$R>* bins, $R* y,\n"
+                   "    const cplx<$R>* half_twiddles, const cplx<$R>* twiddles_n,\n"
+                   "    const cplx<$R>* twiddles_h) {\n"
+                   "$A  SPECTRAL_DYNAMIC_SHARED(cplx<$R>, shared);\n"
+                   "  spectral_fft::irfft2_block<$S, $R>(shared, half_twiddles, twiddles_n,\n"
+                   "      twiddles_h, BinLoad{bins}, YStore{y});\n}\n",
+               values),
+          fill("$E", values),
+          {}};
+}
+
+size_t real_shared_bytes(const RealImageCase& c) {
+  return size_t(real_shared_values(c)) * sizeof(cfloat);
+}
+
+/// FFTW's r2c of each image, [images, h, w/2 + 1], in double.
+std::vector<cdouble> fftw_r2c_images(const std::vector<double>& x, const RealImageCase& c) {
+  const int bins = c.w / 2 + 1;
+  std::vector<double> in = x;
+  std::vector<cdouble> out(size_t(c.images) * c.h * bins);
+  int dims[2] = {c.h, c.w};
+  fftw_plan plan = fftw_plan_many_dft_r2c(2, dims, c.images, in.data(), nullptr, 1, c.h * c.w,
+                                          reinterpret_cast<fftw_complex*>(out.data()), nullptr, 1,
+                                          c.h * bins, FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  return out;
+}
+
+/// FFTW's unnormalized c2r of each spectrum [images, h, w/2 + 1], in double.
+std::vector<double> fftw_c2r_images(const std::vector<cdouble>& spectrum, const RealImageCase& c) {
+  const int bins = c.w / 2 + 1;
+  std::vector<cdouble> in = spectrum;  // c2r overwrites its input
+  std::vector<double> out(size_t(c.images) * c.h * c.w);
+  int dims[2] = {c.h, c.w};
+  fftw_plan plan = fftw_plan_many_dft_c2r(2, dims, c.images,
+                                          reinterpret_cast<fftw_complex*>(in.data()), nullptr, 1,
+                                          c.h * bins, out.data(), nullptr, 1, c.h * c.w,
+                                          FFTW_ESTIMATE);
+  fftw_execute(plan);
+  fftw_destroy_plan(plan);
+  return out;
+}
+
+struct RealTables {
+  Buffer half, n, h;
+  explicit RealTables(const RealImageCase& c)
+      : half(twiddles(c.w / 2)),
+        n(to_float(planning::fftTwiddles(c.w, c.w / 2 + 1))),
+        h(twiddles(c.h)) {}
+};
+
+class FftRealImage : public ::testing::TestWithParam<RealImageCase> {};
+
+/// The kept columns of each image's spectrum, as FFTW's r2c has them.
+TEST_P(FftRealImage, ForwardKeepsFftwsFirstColumns) {
+  const RealImageCase& c = GetParam();
+  const int bins = c.w / 2 + 1;
+  std::vector<float> x(size_t(c.images) * c.h * c.w);
+  std::mt19937_64 rng(uint64_t(c.h * 131 + c.w));
+  std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+  for (float& v : x) v = uniform(rng);
+  RealTables tables(c);
+  Buffer in(x), out{std::vector<cfloat>(size_t(c.images) * c.h * c.kw)};
+  launch(rfft2_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(c.threads), 1, 1},
+         real_shared_bytes(c),
+         {&in.get(), &out.get(), &tables.half.get(), &tables.n.get(), &tables.h.get()});
+  const std::vector<cdouble> want = fftw_r2c_images(std::vector<double>(x.begin(), x.end()), c);
+  const std::vector<cfloat> got = out.read<cfloat>();
+  const double tolerance = 1e-5 * largest(want);
+  for (int image = 0; image < c.images; ++image)
+    for (int r = 0; r < c.h; ++r)
+      for (int k = 0; k < c.kw; ++k) {
+        const size_t at = (size_t(image) * c.h + r) * c.kw + k;
+        ASSERT_LE(std::abs(cdouble(got[at]) - want[(size_t(image) * c.h + r) * bins + k]),
+                  tolerance)
+            << "image " << image << " bin (" << r << ", " << k << ")";
+      }
+}
+
+/// The real images of spectra whose columns past kw are zero, as FFTW's c2r
+/// gives them.
+TEST_P(FftRealImage, InverseOfKeptColumnsMatchesFftw) {
+  const RealImageCase& c = GetParam();
+  const int bins = c.w / 2 + 1;
+  // The spectra of real images, so that each is Hermitian as a c2r expects.
+  std::vector<double> x(size_t(c.images) * c.h * c.w);
+  std::mt19937_64 rng(uint64_t(c.h * 17 + c.w * 3 + c.kw));
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (double& v : x) v = uniform(rng);
+  std::vector<cdouble> spectrum = fftw_r2c_images(x, c);
+  std::vector<cdouble> kept(size_t(c.images) * c.h * c.kw);
+  for (size_t row = 0; row < size_t(c.images) * c.h; ++row)
+    for (int k = 0; k < bins; ++k) {
+      cdouble& bin = spectrum[row * bins + k];
+      bin = cdouble(cfloat(bin));  // what the kernel is given
+      if (k < c.kw)
+        kept[row * c.kw + k] = bin;
+      else
+        bin = 0;
+    }
+  RealTables tables(c);
+  Buffer in(to_float(kept)), out{std::vector<float>(x.size())};
+  launch(irfft2_unit(c), {uint32_t(c.images), 1, 1}, {uint32_t(c.threads), 1, 1},
+         real_shared_bytes(c),
+         {&in.get(), &out.get(), &tables.half.get(), &tables.n.get(), &tables.h.get()});
+  const std::vector<double> want = fftw_c2r_images(spectrum, c);
+  const std::vector<float> got = out.read<float>();
+  double most = 0;
+  for (double v : want) most = std::max(most, std::abs(v));
+  const double tolerance = 1e-5 * most;
+  for (size_t i = 0; i < want.size(); ++i)
+    ASSERT_LE(std::abs(double(got[i]) - want[i]), tolerance) << "element " << i;
+}
+
+std::vector<RealImageCase> real_image_cases() {
+  return {
+      {16, 64, 33, 32, 3},  // every column kept, rows in two rounds, columns in many
+      {16, 64, 5, 32, 2},   // an FNO layer's low modes
+      {28, 28, 15, 32, 2},  // Fashion-MNIST: rows of 14 (2 x 7)
+      {12, 20, 4, 32, 3},   // factors 2, 3, 5
+  };
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, FftRealImage, ::testing::ValuesIn(real_image_cases()),
+                         real_case_name);
+
 class FftImageNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FftImageNvrtc, CompilesToCubinWithoutSpills) {
@@ -372,6 +580,11 @@ TEST_P(FftImageNvrtc, CompilesToCubinWithoutSpills) {
       expect_clean_cubin(scatter_unit(c, real), options, block_for(c).threads);
     }
   }
+  for (const RealImageCase& c : real_image_cases())
+    for (const char* real : {"float", "double"}) {
+      expect_clean_cubin(rfft2_unit(c, real), options, c.threads);
+      expect_clean_cubin(irfft2_unit(c, real), options, c.threads);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, FftImageNvrtc, ::testing::Values("sm_80", "sm_90"));

@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -44,7 +45,8 @@ KernelSource unit(const std::string& entry, const std::string& params, const std
   return {fill(std::string(kPrelude) + "extern \"C\" __global__ void $E(" + params + ") {\n" +
                    body + "\n}\n",
                values),
-          fill("$E", values)};
+          fill("$E", values),
+          {}};
 }
 
 // ---- Units, written as codegen will --------------------------------------------------------
@@ -452,6 +454,170 @@ TEST(Sparse, ReportsTheFirstIndexOutOfRange) {
   EXPECT_EQ(std::accumulate(got.begin(), got.end(), 0.0f), 5.0f);
 }
 
+// ---- sparse_add and sparse_mul -----------------------------------------------------------
+
+/// Rows of two sparse pairs [rows, k1] and [rows, k2], indices in [-1, range).
+struct MergeCase {
+  int64_t rows, k1, k2, range;
+};
+
+std::string merge_case_name(const ::testing::TestParamInfo<MergeCase>& info) {
+  const MergeCase& c = info.param;
+  return std::to_string(c.rows) + "x" + std::to_string(c.k1) + "_" + std::to_string(c.k2) +
+         "_range" + std::to_string(c.range);
+}
+
+/// The workspace sides and block size, as codegen picks them (Sparse.cpp).
+struct MergeShape {
+  int64_t pa, pb, threads;
+};
+
+MergeShape merge_shape(const MergeCase& c) {
+  auto power = [](int64_t n) {
+    int64_t p = 2;
+    while (p < n) p *= 2;
+    return p;
+  };
+  const int64_t pa = power(c.k1), pb = power(c.k2);
+  return {pa, pb, std::clamp<int64_t>(std::max(pa, pb) / 2, 32, 256)};
+}
+
+size_t merge_workspace(const MergeShape& s) { return size_t(20 * (s.pa + s.pb)); }
+
+/// sparse_merge_rows with its workspace in dynamic shared memory, or in
+/// `scratch` (a slice per block) when `global`.
+template <typename T>
+KernelSource merge_unit(const MergeShape& s, bool add, bool global) {
+  const std::string shape = std::to_string(s.threads) + ", " + std::to_string(s.pa) + ", " +
+                            std::to_string(s.pb);
+  const std::map<std::string, std::string> values{
+      {"$V", Dtype<T>::name},
+      {"$S", shape},
+      {"$U", add ? "true" : "false"},
+      {"$W", global ? "unsigned char* workspace = scratch + (long long)blockIdx.x * "
+                      "merge_workspace_bytes(" + std::to_string(s.pa) + ", " +
+                      std::to_string(s.pb) + ");"
+                    : "SPECTRAL_DYNAMIC_SHARED(unsigned char, workspace);"},
+      {"$E", std::string(add ? "sparse_add_" : "sparse_mul_") + Dtype<T>::tag + "_t" +
+                 std::to_string(s.threads) + "_pa" + std::to_string(s.pa) + "_pb" +
+                 std::to_string(s.pb) + (global ? "_global" : "")}};
+  return {fill("#include \"common.cuh\"\n"
+               "#include \"sparse_ops.cuh\"\n"
+               "using namespace spectral_sparse;\n"
+               "extern \"C\" __global__ void $E(const $V* a_values, const long long* a_indices,\n"
+               "    long long k1, const $V* b_values, const long long* b_indices, long long k2,\n"
+               "    long long rows, $V* values, long long* indices, long long capacity,\n"
+               "    unsigned char* scratch, unsigned long long* error) {\n"
+               "  $W\n"
+               "  sparse_merge_rows<$S, $U, $V>(a_values, a_indices, k1, b_values, b_indices, k2,\n"
+               "      rows, values, indices, capacity, workspace, error);\n}\n",
+               values),
+          fill("$E", values),
+          {}};
+}
+
+template <typename T>
+struct SparseRows {
+  std::vector<T> values;
+  std::vector<int64_t> indices;
+};
+
+/// The union (add) or intersection (mul) of each row, sequentially: each
+/// side's duplicates summed in slot order from zero, indices ascending,
+/// empty slots (-1, zero) after them. Indices below -1 count as -1.
+template <typename T>
+SparseRows<T> sequential_merge(const SparseRows<T>& a, const SparseRows<T>& b, const MergeCase& c,
+                               int64_t capacity, bool add) {
+  SparseRows<T> out{std::vector<T>(c.rows * capacity), std::vector<int64_t>(c.rows * capacity, -1)};
+  auto sums = [](const SparseRows<T>& side, int64_t row, int64_t k) {
+    std::map<int64_t, T> sum;
+    for (int64_t j = 0; j < k; ++j)
+      if (const int64_t index = side.indices[row * k + j]; index >= 0)
+        sum.try_emplace(index, T{}).first->second += side.values[row * k + j];
+    return sum;
+  };
+  for (int64_t row = 0; row < c.rows; ++row) {
+    const std::map<int64_t, T> sa = sums(a, row, c.k1), sb = sums(b, row, c.k2);
+    std::map<int64_t, T> merged;
+    for (const auto& [index, value] : sa) {
+      auto other = sb.find(index);
+      if (other != sb.end())
+        merged[index] = add ? value + other->second : value * other->second;
+      else if (add)
+        merged[index] = value;
+    }
+    if (add)
+      for (const auto& [index, value] : sb) merged.try_emplace(index, value);
+    int64_t slot = row * capacity;
+    for (const auto& [index, value] : merged) {
+      out.indices[slot] = index;
+      out.values[slot++] = value;
+    }
+  }
+  return out;
+}
+
+template <typename T>
+SparseRows<T> random_sparse(int64_t rows, int64_t k, int64_t range, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> index(-1, range - 1);
+  SparseRows<T> side{random_values<T>(rows * k, seed, false), std::vector<int64_t>(rows * k)};
+  for (int64_t& i : side.indices) i = index(rng);
+  return side;
+}
+
+/// Runs every form of one case (a block per row; one block walking every
+/// row, so the barrier between rows runs; a global workspace) against the
+/// sequential merge, bit for bit. Two bad indices: the lowest position is
+/// reported.
+template <typename T>
+void check_merge(const MergeCase& c, bool add) {
+  SparseRows<T> a = random_sparse<T>(c.rows, c.k1, c.range, uint64_t(c.k1 * 7 + c.rows));
+  SparseRows<T> b = random_sparse<T>(c.rows, c.k2, c.range, uint64_t(c.k2 * 11 + c.range));
+  a.indices[c.k1 - 1] = -5;                         // position k1 - 1
+  b.indices[(c.rows - 1) * c.k2] = -2;              // a later position
+  const int64_t capacity = add ? c.k1 + c.k2 : std::min(c.k1, c.k2);
+  const SparseRows<T> want = sequential_merge(a, b, c, capacity, add);
+  const MergeShape shape = merge_shape(c);
+  struct Form {
+    uint32_t blocks;
+    bool global;
+    const char* what;
+  };
+  for (const Form& form : {Form{uint32_t(c.rows), false, "a block per row"},
+                           Form{1, false, "one block"}, Form{2, true, "global workspace"}}) {
+    SCOPED_TRACE(std::string(add ? "add, " : "mul, ") + form.what);
+    Buffer av(a.values), ai(a.indices), bv(b.values), bi(b.indices),
+        values{std::vector<T>(c.rows * capacity, T(7))},
+        indices{std::vector<int64_t>(c.rows * capacity, 7)},
+        scratch{std::vector<unsigned char>(form.global ? form.blocks * merge_workspace(shape) : 1)},
+        error{std::vector<uint64_t>(1)};
+    int64_t k1 = c.k1, k2 = c.k2, rows = c.rows, cap = capacity;
+    launch(merge_unit<T>(shape, add, form.global), {form.blocks, 1, 1},
+           {uint32_t(shape.threads), 1, 1}, form.global ? 0 : merge_workspace(shape),
+           {&av.get(), &ai.get(), &k1, &bv.get(), &bi.get(), &k2, &rows, &values.get(), &indices.get(),
+            &cap, &scratch.get(), &error.get()});
+    EXPECT_EQ(indices.read<int64_t>(), want.indices);
+    expect_bitwise_equal(values.read<T>(), want.values, "values");
+    EXPECT_EQ(error.read<uint64_t>()[0], ~uint64_t(c.k1 - 1));
+  }
+}
+
+class SparseMerge : public ::testing::TestWithParam<MergeCase> {};
+
+TEST_P(SparseMerge, AddFloat32) { check_merge<float>(GetParam(), true); }
+TEST_P(SparseMerge, MulFloat32) { check_merge<float>(GetParam(), false); }
+TEST_P(SparseMerge, AddComplex64) { check_merge<std::complex<float>>(GetParam(), true); }
+TEST_P(SparseMerge, MulFloat64) { check_merge<double>(GetParam(), false); }
+
+// One warp and a few entries, many duplicates; several warps (the scan's
+// warp totals); a side of one slot; the largest block.
+INSTANTIATE_TEST_SUITE_P(Shapes, SparseMerge,
+                         ::testing::Values(MergeCase{3, 5, 4, 6}, MergeCase{4, 8, 8, 4},
+                                           MergeCase{3, 100, 20, 150}, MergeCase{2, 2, 1, 3},
+                                           MergeCase{2, 300, 200, 400}),
+                         merge_case_name);
+
 // ---- NVRTC -----------------------------------------------------------------------------
 
 std::vector<KernelSource> units_to_compile() {
@@ -471,6 +637,11 @@ std::vector<KernelSource> units_to_compile() {
   add(double());
   units.push_back(topk_rows_unit<std::complex<double>>(true));
   units.push_back(gather_by_store_unit<std::complex<float>>());
+  for (const MergeShape& shape : {MergeShape{8, 4, 32}, MergeShape{512, 256, 256}})
+    for (bool global : {false, true}) {
+      units.push_back(merge_unit<float>(shape, true, global));
+      units.push_back(merge_unit<std::complex<double>>(shape, false, global));
+    }
   return units;
 }
 

@@ -181,6 +181,28 @@ TEST(AccessChecks, CallsToMemsetAndAtomicStoresAreAccesses) {
   EXPECT_EQ(flag.read()[0], 1);
 }
 
+/// Atomics never race each other, but a plain read of what other threads
+/// add to atomically does, until a barrier orders them.
+TEST(AccessChecks, RaceCatchesAPlainReadOfAtomicCounts) {
+  HostDevice& device = both_device();
+  std::vector<float> signs(64);
+  for (size_t i = 0; i < signs.size(); ++i) signs[i] = i % 2 ? -1.0f : 1.0f;
+  DeviceBuffer<float> in(device, signs);
+  DeviceBuffer<int> out(device, 2);
+  std::vector<void*> args = {&in.get(), &out.get()};
+  Status counted = run(device, "count_signs", {1, 1, 1}, {64, 1, 1}, args);
+  ASSERT_TRUE(counted.is_ok()) << counted.message();
+  EXPECT_EQ(out.read(), (std::vector<int>{32, 32}));
+  Status early = run(device, "count_signs_missing_barrier", {1, 1, 1}, {64, 1, 1}, args);
+  ASSERT_FALSE(early.is_ok());
+  // The thread that releases the barrier runs on first: thread 63 adds
+  // before thread 0 reads.
+  expect_contains(early.message(), "race: thread (0,0,0) read 4 byte(s) at offset ");
+  expect_contains(early.message(), "(at count_signs_missing_barrier.cu:152), and thread (63,0,0) "
+                                   "updated it atomically in the same barrier interval (at "
+                                   "count_signs_missing_barrier.cu:151)");
+}
+
 /// The other test kernels with barriers, shared memory and atomics pass
 /// under every check at once, with their usual results.
 TEST(AccessChecks, CorrectKernelsPassEveryCheck) {

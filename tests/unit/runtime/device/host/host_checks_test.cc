@@ -116,6 +116,7 @@ TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
   expect_contains(status.message(), "kernel 'write_one_past' failed in block (7,0,0)");
   expect_contains(status.message(), "bounds: thread (104,0,0) wrote 0x");
   expect_contains(status.message(), "0 bytes past the end of a 4000-byte device allocation at 0x");
+  expect_contains(status.message(), "(at write_one_past.cu:6)");  // the unit's own line
   // Within bounds the check changes nothing.
   n = 1023;
   DeviceBuffer<float> roomy(checking_device(), std::vector<float>(1024, 0.0f));
@@ -162,6 +163,7 @@ TEST(HostChecks, BoundsCatchesAReadPastAnAllocationOnFibers) {
     expect_contains(status.message(), "kernel 'read_one_past_with_barrier' failed in block");
     expect_contains(status.message(), "bounds: thread (63,0,0) read 0x");
     expect_contains(status.message(), "0 bytes past the end of a 256-byte device allocation");
+    expect_contains(status.message(), "(at read_one_past_with_barrier.cu:10)");
   }
   // The device goes on: 63 threads of a 64-float input are within bounds.
   DeviceBuffer<float> wider(checking_device(), std::vector<float>(65, 2.0f));
@@ -181,6 +183,7 @@ TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "bounds: thread (31,0,0) wrote 0x");
   expect_contains(status.message(), "0 bytes past the end of the block's 128 bytes of dynamic shared memory");
+  expect_contains(status.message(), "(at shared_one_past.cu:19)");
   // Another size on the same runners: the guard moves with the end.
   DeviceBuffer<float> wide(checking_device(), std::vector<float>(64, 0.0f));
   void* wider[] = {&wide.get(), &shift};
@@ -202,26 +205,31 @@ TEST(HostChecks, BoundsCatchesAWritePastDynamicSharedMemory) {
   EXPECT_EQ(out.read(), want);
 }
 
-/// Each sync misuse fails its launch under the check, naming the thread,
-/// and runs without a word in the plain mode.
+/// Each sync misuse fails its launch under the check, naming the thread and
+/// the barrier's source line, and runs without a word in the plain mode.
 TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
   struct Case {
     const char* entry;
     unsigned threads;
     const char* message;
+    const char* site;
   };
   const Case cases[] = {
-      {"exit_while_others_wait", 64, "sync: thread (5,0,0) exited while 5 thread(s) wait at __syncthreads"},
+      {"exit_while_others_wait", 64,
+       "sync: thread (5,0,0) exited while 5 thread(s) wait at __syncthreads",
+       " (at exit_while_others_wait.cu:10)"},
       {"barrier_after_exit", 64,
-       "sync: thread (1,0,0) reached __syncthreads after 1 of the block's 64 threads exited"},
+       "sync: thread (1,0,0) reached __syncthreads after 1 of the block's 64 threads exited",
+       " (at barrier_after_exit.cu:17)"},
       {"shuffle_with_absent_lanes", 32,
        "sync: thread (16,0,0) exited while lanes 0x0000ffff of its warp wait at a warp intrinsic "
-       "whose masks name it"},
+       "whose masks name it", " (at shuffle_with_absent_lanes.cu:25)"},
       {"shuffle_after_lanes_exited", 32,
        "sync: thread (16,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0x0000ffff "
-       "have exited or do not exist"},
+       "have exited or do not exist", " (at shuffle_after_lanes_exited.cu:31)"},
       {"shuffle_with_absent_lanes", 16,
-       "sync: thread (0,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0xffff0000"},
+       "sync: thread (0,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0xffff0000",
+       " (at shuffle_with_absent_lanes.cu:25)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.entry) + " with " + std::to_string(c.threads) + " threads");
@@ -234,6 +242,7 @@ TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
     ASSERT_FALSE(status.is_ok());
     expect_contains(status.message(), std::string("kernel '") + c.entry + "' failed in block");
     expect_contains(status.message(), c.message);
+    expect_contains(status.message(), c.site);
     auto plain = load_kernel("sync_misuse.cu", c.entry);
     ASSERT_TRUE(plain);
     EXPECT_TRUE(host_device().launch(*plain, {2, 1, 1}, {c.threads, 1, 1}, 0, args).is_ok());

@@ -125,6 +125,9 @@ TEST(HostDevice, BarrierNotReachedByAllThreadsIsADeadlockError) {
   ASSERT_FALSE(status.is_ok());
   EXPECT_NE(status.message().find("deadlock"), std::string::npos) << status.message();
   EXPECT_NE(status.message().find("divergent_barrier"), std::string::npos) << status.message();
+  // Where the threads wait: thread 0 at its __syncthreads, the rest at __syncwarp.
+  EXPECT_NE(status.message().find("divergent_barrier.cu:4"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("divergent_barrier.cu:6"), std::string::npos) << status.message();
   // The pool and the device are still usable.
   auto good = load_kernel("block_reduce.cu", "block_reduce");
   ASSERT_TRUE(good);

@@ -131,3 +131,23 @@ extern "C" __global__ void cleared_by_memset_missing_barrier(float* out) {
 extern "C" __global__ void set_flag(int* flag) {
   if (threadIdx.x == 0) atomicExch(flag, 1);
 }
+
+// Every thread counts its input's sign in shared counters with atomicAdd;
+// thread 0 then reads the counts. Without the barrier its plain read races
+// with the other threads' atomics (a histogram read too early).
+extern "C" __global__ void count_signs(const float* in, int* out) {
+  __shared__ int counts[2];
+  if (threadIdx.x < 2) counts[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&counts[in[threadIdx.x] < 0.0f], 1);
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = counts[0], out[1] = counts[1];
+}
+
+extern "C" __global__ void count_signs_missing_barrier(const float* in, int* out) {
+  __shared__ int counts[2];
+  if (threadIdx.x < 2) counts[threadIdx.x] = 0;
+  __syncthreads();
+  atomicAdd(&counts[in[threadIdx.x] < 0.0f], 1);
+  if (threadIdx.x == 0) out[0] = counts[0], out[1] = counts[1];
+}
