@@ -3,7 +3,11 @@
 
 #include "runtime/device/host/host_checks.h"
 
+#include <dlfcn.h>
+
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -174,11 +178,12 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
         return run == place.run &&
                (block != place.block || (other_interval == interval && other_thread != thread));
       };
-      if (unordered(c.w_run, c.w_block, c.w_interval, c.w_thread) && !(atomic && c.w_atomic)) {
+      const bool write_unordered = unordered(c.w_run, c.w_block, c.w_interval, c.w_thread);
+      if (write_unordered && !(atomic && c.w_atomic)) {
         found(place, offset, bytes, true, self,
               {c.w_thread, c.w_block, c.w_site,
                c.w_atomic ? unsigned(SPECTRAL_HOST_ACCESS_ATOMIC) : SPECTRAL_HOST_ACCESS_WRITE},
-              false);
+              c.w_block == kManyBlocks || c.w_thread == kManyThreads);
         return false;
       }
       if (writes && unordered(c.r_run, c.r_block, c.r_interval, c.r_thread) &&
@@ -205,7 +210,20 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
           }
           c.r_atomic = c.r_atomic && atomic;  // a plain read among them conflicts with atomics
         }
-      } else {
+      } else if (atomic && write_unordered) {
+        // Atomics of several threads (or blocks) in one interval: a plain
+        // access by any of them conflicts with another's, so the writer
+        // becomes "many" (atomic, as every write unordered with this one is).
+        if (c.w_block != place.block) {
+          c.w_block = kManyBlocks;
+        } else {
+          c.w_thread = kManyThreads;
+        }
+        c.w_site = site;
+      } else if (!(atomic && !c.w_atomic && c.w_run == place.run && c.w_block == place.block &&
+                   c.w_interval == interval && c.w_thread == thread)) {
+        // (An atomic after the same thread's plain write of the interval
+        // keeps that write: other threads' atomics conflict with it.)
         c.w_run = place.run;
         c.w_block = place.block;
         c.w_interval = interval;
@@ -236,6 +254,43 @@ std::string AccessChecker::block_name(uint32_t linear) const {
   return "block " + coordinates(unflatten(linear, grid_dim_));
 }
 
+std::string AccessChecker::static_variable(size_t offset) const {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(module_base_), &info) == 0 || info.dli_fname == nullptr)
+    return "";
+  // The static __shared__ variables are thread_locals of the kernel's .so: a
+  // TLS symbol's value is its offset in the module's block.
+  const std::string command = "readelf -sW --demangle '" + loaded_object_path(info) + "' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return "";
+  std::string found;
+  char line[8192];
+  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+    std::istringstream fields(line);
+    std::string number, value, type, bind, visibility, index, name;
+    size_t size = 0;
+    if (!(fields >> number >> value >> size >> type >> bind >> visibility >> index) ||
+        type != "TLS")
+      continue;
+    std::getline(fields >> std::ws, name);
+    const size_t start = std::strtoull(value.c_str(), nullptr, 16);
+    if (offset < start || offset >= start + size) continue;
+    // "void ns::kernel<...>(...)::tile": the variable, and its function's bare name.
+    const size_t colons = name.rfind("::");
+    if (colons == std::string::npos) continue;
+    std::string function = name.substr(0, name.find_first_of("<(") == std::string::npos
+                                              ? colons
+                                              : std::min(colons, name.find_first_of("<(")));
+    function = function.substr(function.find_last_of(" :") + 1);
+    found = "offset " + std::to_string(offset - start) + " of the block's static __shared__ `" +
+            name.substr(colons + 2) + "` (" + std::to_string(size) + " bytes, in " + function +
+            ")";
+    break;
+  }
+  pclose(pipe);
+  return found;
+}
+
 std::string AccessChecker::region_name(int what, uintptr_t start, size_t bytes) const {
   switch (what) {
     case kDynamic: return "the block's " + std::to_string(bytes) + " bytes of dynamic shared memory";
@@ -255,10 +310,13 @@ std::string AccessChecker::describe_finding() {
   const Finding f = finding_;
   finding_ = Finding();
   std::ostringstream out;
+  const std::string variable = f.what == kStatic ? static_variable(f.offset) : "";
   out << (f.race ? "race: " : "init: ") << thread_name(f.self.thread) << " " << verb(f.self.kind)
-      << " " << f.bytes << " byte(s) at offset " << f.offset << " of "
-      << region_name(f.what, f.start, f.region_bytes) << " (at " << source_line(f.self.site)
-      << ")";
+      << " " << f.bytes << " byte(s) at "
+      << (variable.empty() ? "offset " + std::to_string(f.offset) + " of " +
+                                 region_name(f.what, f.start, f.region_bytes)
+                           : variable)
+      << " (at " << source_line(f.self.site) << ")";
   if (!f.race) {
     out << (f.what == kDevice ? ", which nothing wrote since it was allocated (no copy to the "
                                 "device, fill or kernel)"
@@ -278,7 +336,7 @@ std::string AccessChecker::describe_finding() {
   } else {
     who = thread_name(f.other.thread);
   }
-  out << ", and " << who << " " << (f.other_many ? "read it" : verb_it(f.other.kind))
+  out << ", and " << who << " " << verb_it(f.other.kind)
       << (other_block ? " in the same launch" : " in the same barrier interval") << " (at "
       << (f.other_many ? "e.g. " : "") << source_line(f.other.site) << "): "
       << (other_block ? "the blocks of one launch are not ordered"

@@ -111,6 +111,10 @@ class AccessChecker {
   std::string thread_name(uint32_t linear) const;
   std::string block_name(uint32_t linear) const;
   std::string region_name(int what, uintptr_t start, size_t bytes) const;
+  /// "offset O of the block's static __shared__ `tile` (B bytes, in kernel)"
+  /// for byte `offset` of the module's TLS block, from its symbol table
+  /// (readelf; off the fibers); empty when no variable holds it.
+  std::string static_variable(size_t offset) const;
   std::string source_line(uint32_t site);
 
   const bool race_, init_;

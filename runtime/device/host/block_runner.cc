@@ -41,7 +41,7 @@ void pass_on(int sig, siginfo_t* info, void* context) {
 void on_segv(int sig, siginfo_t* info, void* context) {
   BlockRunner::Impl* s = running;
   GuardFault fault;
-  if (s == nullptr || !s->launch->check_bounds || info->si_code <= 0 ||
+  if (s == nullptr || !s->launch->catch_faults || info->si_code <= 0 ||
       !find_guard_fault(info->si_addr, &fault)) {
     pass_on(sig, info, context);
     return;
@@ -114,8 +114,8 @@ ctx::fiber BlockRunner::Impl::exit_thread(uint32_t me) {
     if (arrived != 0) {
       error = "sync: " + where() + " exited while " + std::to_string(arrived) +
               " thread(s) wait at __syncthreads";
-      for (uint32_t i = 0; i < count; ++i)
-        if (threads[i].state == State::kBlockWait) note_site(threads[i].site);
+      for (uint32_t i = 0; i < count; ++i)  // still waiting: not released from an earlier barrier
+        if (threads[i].state == State::kBlockWait && !runnable(i)) note_site(threads[i].site);
     } else if (warp.arrived != 0 && (warp.need >> (me & 31) & 1u) != 0) {
       error = "sync: " + where() + " exited while lanes " + hex32(warp.arrived) +
               " of its warp wait at a warp intrinsic whose masks name it";
@@ -224,7 +224,7 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
   // The way out of a faulting or checked access: a jump over the kernel's
   // frames (an exception could not pass the instrumentation's calls, which
   // the compiler takes as never throwing).
-  if ((launch->check_bounds || launch->checker != nullptr) && sigsetjmp(loop_escape, 1) != 0) {
+  if ((launch->catch_faults || launch->checker != nullptr) && sigsetjmp(loop_escape, 1) != 0) {
     // From bounds_fault (the mask is the block's again) or the access check,
     // whose finding BlockRunner::run describes.
     *message = guard_fault.address != 0 ? guard_fault.describe() : "access check";
@@ -285,7 +285,7 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
   tsan_main = __tsan_get_current_fiber();
 #endif
   sigset_t mask;
-  const bool guarded = launch->check_bounds;
+  const bool guarded = launch->catch_faults;
   if (guarded) {
     guard_fault = GuardFault();
     pthread_sigmask(SIG_SETMASK, nullptr, &mask);
@@ -331,8 +331,8 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
     return false;
   }
   const size_t shared_bytes = (launch.dynamic_shared_bytes + 63) / 64 * 64;
+  if (launch.catch_faults) install_segv_handler();
   if (launch.check_bounds) {
-    install_segv_handler();
     if (!s.guard_shared(launch.dynamic_shared_bytes, error)) return false;
   } else if (s.shared == nullptr || shared_bytes > s.shared_capacity) {
     std::free(s.shared);

@@ -34,6 +34,10 @@ struct GridLaunch {
   /// inaccessible page, and a fault there (or past a guarded device
   /// allocation) ends the block with an error naming the thread.
   bool check_bounds = false;
+  /// A fault past a guarded device allocation ends the block with that error
+  /// (with the bounds check, or without it where the device guarded large
+  /// allocations); else it ends the process, as it would anyway.
+  bool catch_faults = false;
   /// host_checks.h's sync check: an exit while others wait at a barrier, a
   /// barrier after exits, or a warp mask naming absent lanes fails the block.
   bool check_sync = false;

@@ -116,9 +116,9 @@ StatusOr<HostChecks> host_checks_from_environment() {
   return checks;
 }
 
-void* guarded_allocate(size_t bytes, bool shared) {
+void* guarded_allocate(size_t bytes, bool shared, size_t alignment) {
   const size_t page = page_bytes();
-  const size_t rounded = (bytes + 15) / 16 * 16;
+  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   const size_t mapped = (rounded + page - 1) / page * page + page;
   void* memory = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (memory == MAP_FAILED) return nullptr;
@@ -169,6 +169,14 @@ bool find_guard_fault(const void* address, GuardFault* fault) {
   return true;
 }
 
+std::string loaded_object_path(const Dl_info& info) {
+  std::string path = info.dli_fname;
+  // A kernel is loaded from /proc/self/fd/N: another process needs our pid.
+  if (path.rfind("/proc/self/", 0) == 0)
+    path = "/proc/" + std::to_string(getpid()) + path.substr(std::strlen("/proc/self"));
+  return path;
+}
+
 std::string code_location(uintptr_t instruction) {
   char offset[32];
   Dl_info info{};
@@ -178,12 +186,11 @@ std::string code_location(uintptr_t instruction) {
   }
   std::snprintf(offset, sizeof offset, "0x%" PRIxPTR,
                 instruction - reinterpret_cast<uintptr_t>(info.dli_fbase));
-  std::string path = info.dli_fname;
-  const std::string fallback =
-      "+" + std::string(offset) + " in " + path.substr(path.rfind('/') + 1);
-  // A kernel is loaded from /proc/self/fd/N: addr2line, another process, needs our pid.
-  if (path.rfind("/proc/self/", 0) == 0)
-    path = "/proc/" + std::to_string(getpid()) + path.substr(std::strlen("/proc/self"));
+  const std::string name = info.dli_fname;
+  const bool kernel = name.rfind("/proc/self/fd/", 0) == 0;  // loaded from memory
+  const std::string fallback = "+" + std::string(offset) + " in " +
+                               (kernel ? "the kernel's .so" : name.substr(name.rfind('/') + 1));
+  const std::string path = loaded_object_path(info);
   // -i: the chain of inlined calls, innermost first. The first frame outside
   // host_emulation.h is the kernel's own line (a barrier's call, an atomic).
   const std::string command = "addr2line -i -e '" + path + "' " + offset + " 2>/dev/null";

@@ -44,6 +44,8 @@
 // allocation and the offset. Blocks run one at a time, in order.
 #pragma once
 
+#include <dlfcn.h>
+
 #include "kernels_templates/host_abi.h"
 #include "runtime/status.h"
 
@@ -83,11 +85,12 @@ StatusOr<HostChecks> parse_host_checks(const std::string& text);
 /// variable.
 StatusOr<HostChecks> host_checks_from_environment();
 
-/// `bytes` (any number, 0 included) whose end, rounded up to 16, meets an
+/// `bytes` (any number, 0 included) whose end, rounded up to `alignment` (a
+/// power of two, at most a page; the start is aligned to it), meets an
 /// inaccessible page; nothing when the memory cannot be mapped. A fault
 /// there is described as past a device allocation, or past the block's
 /// dynamic shared memory when `shared`.
-void* guarded_allocate(size_t bytes, bool shared);
+void* guarded_allocate(size_t bytes, bool shared, size_t alignment = 16);
 /// Releases what guarded_allocate gave; false if it did not give `pointer`.
 bool guarded_release(void* pointer);
 
@@ -113,6 +116,10 @@ struct GuardFault {
 /// "+0xOFFSET in OBJECT". It runs addr2line, another process: call it off the
 /// fibers.
 std::string code_location(uintptr_t instruction);
+
+/// The file of a loaded object, as another process can open it (a kernel
+/// loaded from /proc/self/fd/N gets our pid in place of "self").
+std::string loaded_object_path(const Dl_info& info);
 
 /// Whether a fault at `address` hit the guard page of a guarded region;
 /// fills `fault`'s region fields. As the fault handler needs it: no

@@ -132,13 +132,8 @@ HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks)
 }
 
 HostDevice::~HostDevice() {
-  for (auto& [pointer, bytes] : allocations_) {
-    if (checks_.bounds) {
-      host::guarded_release(pointer);
-    } else {
-      std::free(pointer);
-    }
-  }
+  for (auto& [pointer, bytes] : allocations_)
+    if (!host::guarded_release(pointer)) std::free(pointer);
 }
 
 std::string HostDevice::name() const {
@@ -148,9 +143,13 @@ std::string HostDevice::name() const {
 
 StatusOr<void*> HostDevice::allocate(size_t bytes) {
   // 256-byte aligned, as cudaMalloc; zero bytes still give a distinct pointer.
-  // With the bounds check, 16-byte aligned and ending at a guard page.
+  // With the bounds check, 16-byte aligned and ending at a guard page. Without
+  // it, large allocations end at a guard page after their 256-byte rounding:
+  // a kernel writing past one fails its launch rather than the heap.
   const size_t rounded = (bytes + 255) / 256 * 256;
+  const bool guarded = checks_.bounds || bytes >= kGuardedBytes;
   void* pointer = checks_.bounds ? host::guarded_allocate(bytes, false)
+                  : guarded      ? host::guarded_allocate(bytes, false, 256)
                                  : std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (pointer == nullptr) {
     return Status::error("host device: out of memory allocating " + std::to_string(bytes) +
@@ -158,6 +157,7 @@ StatusOr<void*> HostDevice::allocate(size_t bytes) {
   }
   std::lock_guard<std::mutex> lock(mutex_);
   allocations_.emplace(pointer, bytes);
+  if (guarded) ++guarded_;
   if (checker_) checker_->allocated(pointer, bytes);
   return pointer;
 }
@@ -170,8 +170,8 @@ Status HostDevice::release(void* pointer) {
                          "twice)");
   }
   if (checker_) checker_->released(pointer);
-  if (checks_.bounds) {
-    host::guarded_release(pointer);
+  if (host::guarded_release(pointer)) {
+    --guarded_;
   } else {
     std::free(pointer);
   }
@@ -293,6 +293,10 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
   host::LaunchContext context;
   pool_->prepare(&context);
   context.check_bounds = checks_.bounds;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    context.catch_faults = guarded_ > 0;
+  }
   context.check_sync = checks_.sync;
   context.checker = checker_.get();
   context.serial = checks_.order;

@@ -75,6 +75,10 @@ class HostDevice final : public Device {
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
+  size_t guarded_ = 0;  // of them ending at a guard page; by mutex_
+  /// Without the bounds check, allocations of this size or more end at a
+  /// guard page too (a page is little beside them).
+  static constexpr size_t kGuardedBytes = 256 * 1024;
 };
 
 }  // namespace spectral

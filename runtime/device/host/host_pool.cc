@@ -153,6 +153,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.dynamic_shared_bytes = dynamic_shared_bytes;
     launch.args = args;
     launch.check_bounds = context.check_bounds;
+    launch.catch_faults = context.check_bounds || context.catch_faults;
     launch.check_sync = context.check_sync;
     launch.checker = context.checker;
     launch.serial = context.checker != nullptr || context.serial;

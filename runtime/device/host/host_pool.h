@@ -31,6 +31,7 @@ struct LaunchContext {
   HostPool* pool = nullptr;
   Status status;
   bool check_bounds = false;  // GridLaunch::check_bounds of the launch
+  bool catch_faults = false;  // GridLaunch::catch_faults
   bool check_sync = false;    // GridLaunch::check_sync
   AccessChecker* checker = nullptr;  // GridLaunch::checker
   bool serial = false;               // blocks one at a time, in order (the order check)

@@ -401,7 +401,7 @@ void check_scatter(const SparseCase& c) {
                                   uint32_t(std::min<int64_t>(tiles, 1024)), &error),
                        want, "scatter");
   EXPECT_EQ(error, 0u);
-  if (tiles >= 2) {  // one block walks every tile: the barrier between tiles runs
+  if (tiles >= 2) {  // one block walks every tile: the next tile reuses its shared memory
     expect_bitwise_equal(run_sparse(scatter_unit<T>(), values, idx, c, c.rows * c.row_length, 1,
                                     &error),
                          want, "scatter, one block");

@@ -73,7 +73,8 @@ TEST(AccessChecks, RaceCatchesAMissingBarrierInStaticSharedMemory) {
                       {&in.get(), &out.get()});
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "race: thread (32,0,0) wrote 4 byte(s) at offset ");
-  expect_contains(status.message(), "static __shared__ variables (");
+  expect_contains(status.message(), "of the block's static __shared__ `tile` (256 bytes, in "
+                                    "reverse_static_missing_barrier)");
   expect_contains(status.message(), "(at reverse_static_missing_barrier.cu:29), and thread (31,0,0) "
                                     "read it in the same barrier interval (at "
                                     "reverse_static_missing_barrier.cu:30)");
@@ -201,6 +202,28 @@ TEST(AccessChecks, RaceCatchesAPlainReadOfAtomicCounts) {
   expect_contains(early.message(), "(at count_signs_missing_barrier.cu:152), and thread (63,0,0) "
                                    "updated it atomically in the same barrier interval (at "
                                    "count_signs_missing_barrier.cu:151)");
+  // A thread's plain write stays a write when the same thread then adds.
+  Status unzeroed = run(device, "count_signs_unzeroed", {1, 1, 1}, {64, 1, 1}, args);
+  ASSERT_FALSE(unzeroed.is_ok());
+  expect_contains(unzeroed.message(), "updated atomically 4 byte(s) at offset ");
+  expect_contains(unzeroed.message(), "wrote it in the same barrier interval (at "
+                                      "count_signs_unzeroed.cu:159)");
+  // The last of many adders reads: after the barrier thread 63 runs first,
+  // then 0, 1, ..., so thread 62 adds last; every other add is unordered
+  // with its read (not only the last one's).
+  int reader = 62;
+  std::vector<void*> reading = {&out.get(), &reader};
+  Status last = run(device, "last_adder_reads", {1, 1, 1}, {64, 1, 1}, reading);
+  ASSERT_FALSE(last.is_ok());
+  expect_contains(last.message(), "race: thread (62,0,0) read 4 byte(s) at offset 0 ");
+  expect_contains(last.message(), "and other threads updated it atomically in the same barrier "
+                                  "interval (at e.g. last_adder_reads.cu:171)");
+  // The first adder reads: the later adds meet its read.
+  reader = 63;
+  Status first = run(device, "last_adder_reads", {1, 1, 1}, {64, 1, 1}, reading);
+  ASSERT_FALSE(first.is_ok());
+  expect_contains(first.message(), "race: thread (0,0,0) updated atomically 4 byte(s) at offset 0 ");
+  expect_contains(first.message(), "and thread (63,0,0) read it in the same barrier interval");
 }
 
 /// The other test kernels with barriers, shared memory and atomics pass

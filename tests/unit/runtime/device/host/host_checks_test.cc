@@ -130,6 +130,29 @@ TEST(HostChecks, BoundsCatchesAWritePastAnAllocationInLoopMode) {
   EXPECT_TRUE(host_device().launch(*kernel, {8, 1, 1}, {128, 1, 1}, 0, unseen).is_ok());
 }
 
+/// Without the check, a large allocation (HostDevice::kGuardedBytes) ends at
+/// a guard page after its 256-byte rounding: a write past it fails the
+/// launch as under the check, and the process and the device go on.
+TEST(HostChecks, LargeAllocationsEndAtAGuardPageWithoutTheCheck) {
+  auto kernel = load_kernel("write_past_end.cu", "write_one_past");
+  ASSERT_TRUE(kernel);
+  int n = 256 * 1024;  // 1 MiB of floats
+  DeviceBuffer<float> out(host_device(), std::vector<float>(size_t(n), 0.0f));
+  void* args[] = {&out.get(), &n};
+  for (int again = 0; again < 2; ++again) {
+    Status status = host_device().launch(*kernel, {uint32_t(n / 128 + 1), 1, 1}, {128, 1, 1}, 0,
+                                         args);
+    ASSERT_FALSE(status.is_ok());
+    expect_contains(status.message(), "failed in block (2048,0,0): bounds: thread (0,0,0) wrote 0x");
+    expect_contains(status.message(),
+                    "0 bytes past the end of a 1048576-byte device allocation at 0x");
+  }
+  n -= 1;  // within bounds
+  ASSERT_TRUE(
+      host_device().launch(*kernel, {uint32_t(n / 128 + 1), 1, 1}, {128, 1, 1}, 0, args).is_ok());
+  EXPECT_EQ(out.read(), std::vector<float>(size_t(n) + 1, 1.0f));
+}
+
 /// A fault that is no guard fault (here a write through a null pointer) ends
 /// the process as it would without the check: by SIGSEGV, or under
 /// AddressSanitizer through its report (abort or exit status 1).
@@ -230,6 +253,10 @@ TEST(HostChecks, SyncCatchesWhatCudaLeavesUndefinedAtBarriers) {
       {"shuffle_with_absent_lanes", 16,
        "sync: thread (0,0,0) passed a warp intrinsic the mask 0xffffffff, whose lanes 0xffff0000",
        " (at shuffle_with_absent_lanes.cu:25)"},
+      // Only the barrier they wait at, not the one released before.
+      {"exit_between_barriers", 64,
+       "sync: thread (5,0,0) exited while 6 thread(s) wait at __syncthreads",
+       " (at exit_between_barriers.cu:38)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.entry) + " with " + std::to_string(c.threads) + " threads");

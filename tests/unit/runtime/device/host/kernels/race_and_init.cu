@@ -151,3 +151,23 @@ extern "C" __global__ void count_signs_missing_barrier(const float* in, int* out
   atomicAdd(&counts[in[threadIdx.x] < 0.0f], 1);
   if (threadIdx.x == 0) out[0] = counts[0], out[1] = counts[1];
 }
+
+// The counters are zeroed without a barrier before the atomics: another
+// thread's add may land before the zero.
+extern "C" __global__ void count_signs_unzeroed(const float* in, int* out) {
+  __shared__ int counts[2];
+  if (threadIdx.x < 2) counts[threadIdx.x] = 0;
+  atomicAdd(&counts[in[threadIdx.x] < 0.0f], 1);
+  __syncthreads();
+  if (threadIdx.x == 0) out[0] = counts[0], out[1] = counts[1];
+}
+
+// The last thread to add reads the total without a barrier: the other adds
+// are unordered with its read.
+extern "C" __global__ void last_adder_reads(int* out, int reader) {
+  __shared__ int total;
+  if (threadIdx.x == 0) total = 0;
+  __syncthreads();
+  atomicAdd(&total, 1);
+  if (int(threadIdx.x) == reader) out[0] = total;
+}

@@ -30,3 +30,11 @@ extern "C" __global__ void shuffle_after_lanes_exited(int* out) {
   if (threadIdx.x < 16) return;
   out[threadIdx.x] = __shfl_sync(0xffffffffu, int(threadIdx.x), 16);
 }
+
+// Thread 5 returns between two barriers: the others wait at the second.
+extern "C" __global__ void exit_between_barriers(int* out) {
+  __syncthreads();
+  if (threadIdx.x == 5) return;
+  __syncthreads();
+  out[threadIdx.x] = 1;
+}
