@@ -123,10 +123,18 @@ StatusOr<HostCompiler> probe_compiler() {
   // cache never runs the compiler. A command with a wrapper or flags
   // ("ccache g++", "g++ -fsanitize=address") is asked for its --version.
   if (compiler.command.size() == 1) {
-    std::string identity = executable_identity(compiler.command[0]);
-    if (identity.empty())
-      return Status::error("host compiler '" + compiler.command[0] +
-                           "' not found on PATH (set SPECTRAL_HOST_CXX to a C++17 compiler)");
+    const std::string& program = compiler.command[0];
+    std::string identity = executable_identity(program);
+    if (identity.empty()) {
+      // A path is not searched: say what is wrong with the file itself.
+      std::error_code error;
+      const std::string why =
+          program.find('/') == std::string::npos ? "not found on PATH"
+          : !fs::exists(program, error)          ? "does not exist"
+                                                 : "is not an executable file";
+      return Status::error("host compiler '" + program + "' " + why +
+                           " (set SPECTRAL_HOST_CXX to a C++17 compiler)");
+    }
     compiler.version = compiler.command[0] + ": " + identity;
     return compiler;
   }

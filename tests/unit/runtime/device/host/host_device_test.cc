@@ -245,6 +245,21 @@ TEST(HostDevice, MissingCompilerIsAClearError) {
         std::exit(compiler ? 0 : 1);
       },
       ::testing::ExitedWithCode(1), "not found on PATH .*SPECTRAL_HOST_CXX");
+  // A path is not searched: a file without execute permission is named so.
+  const std::string script = ::testing::TempDir() + "spectral-not-executable-cxx.sh";
+  std::FILE* file = std::fopen(script.c_str(), "w");
+  ASSERT_NE(file, nullptr);
+  std::fputs("#!/bin/sh\nexec c++ \"$@\"\n", file);
+  std::fclose(file);
+  EXPECT_EXIT(
+      {
+        setenv("SPECTRAL_HOST_CXX", script.c_str(), 1);
+        StatusOr<host::HostCompiler> compiler = host::host_compiler();
+        std::fprintf(stderr, "%s\n", compiler ? "found" : compiler.status().message().c_str());
+        std::exit(compiler ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(1), "is not an executable file .*SPECTRAL_HOST_CXX");
+  std::remove(script.c_str());
 }
 
 TEST(HostDevice, EmbeddedTemplatesAreFoundAndMaterialized) {
