@@ -3,6 +3,7 @@
 
 #include "runtime/device/host/host_checks.h"
 
+#include <cxxabi.h>
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -218,8 +219,7 @@ bool AccessChecker::judge(const Place& place, size_t offset, size_t bytes, unsig
           c.w_block = kManyBlocks;
         } else {
           c.w_thread = kManyThreads;
-        }
-        c.w_site = site;
+        }  // w_site stays an earlier writer's: the later one may be the reporter
       } else if (!(atomic && !c.w_atomic && c.w_run == place.run && c.w_block == place.block &&
                    c.w_interval == interval && c.w_thread == thread)) {
         // (An atomic after the same thread's plain write of the interval
@@ -254,39 +254,56 @@ std::string AccessChecker::block_name(uint32_t linear) const {
   return "block " + coordinates(unflatten(linear, grid_dim_));
 }
 
+std::string AccessChecker::shared_variable_name(const std::string& mangled, size_t size) {
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status);
+  std::string symbol = status == 0 && demangled != nullptr ? demangled : mangled;
+  std::free(demangled);
+  const std::string anonymous = "(anonymous namespace)::";
+  for (size_t at; (at = symbol.find(anonymous)) != std::string::npos;)
+    symbol.erase(at, anonymous.size());
+  const size_t colons = symbol.rfind("::");
+  const std::string variable = colons == std::string::npos ? symbol : symbol.substr(colons + 2);
+  std::string function;
+  // _ZZ: a function's local static ("f::tile" demangled, for an extern "C" f).
+  if (mangled.rfind("_ZZ", 0) == 0 && colons != std::string::npos) {
+    // The function's bare name: before its template arguments or parameters.
+    const std::string scope = symbol.substr(0, colons);
+    function = scope.substr(0, scope.find_first_of("<("));
+    const size_t last = function.find_last_of(" :");
+    if (last != std::string::npos) function = function.substr(last + 1);
+  }
+  return "`" + variable + "` (" + std::to_string(size) + " bytes" +
+         (function.empty() ? "" : ", in " + function) + ")";
+}
+
 std::string AccessChecker::static_variable(size_t offset) const {
   Dl_info info{};
   if (dladdr(reinterpret_cast<void*>(module_base_), &info) == 0 || info.dli_fname == nullptr)
     return "";
   // The static __shared__ variables are thread_locals of the kernel's .so: a
   // TLS symbol's value is its offset in the module's block.
-  const std::string command = "readelf -sW --demangle '" + loaded_object_path(info) + "' 2>/dev/null";
+  const std::string command = "readelf -sW '" + loaded_object_path(info) + "' 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return "";
   std::string found;
-  char line[8192];
-  while (std::fgets(line, sizeof line, pipe) != nullptr) {
+  char* line = nullptr;  // getline: demangled template names can be long
+  size_t capacity = 0;
+  while (getline(&line, &capacity, pipe) != -1) {
     std::istringstream fields(line);
-    std::string number, value, type, bind, visibility, index, name;
-    size_t size = 0;
-    if (!(fields >> number >> value >> size >> type >> bind >> visibility >> index) ||
+    std::string number, value, size_text, type, bind, visibility, index, name;
+    if (!(fields >> number >> value >> size_text >> type >> bind >> visibility >> index) ||
         type != "TLS")
       continue;
     std::getline(fields >> std::ws, name);
     const size_t start = std::strtoull(value.c_str(), nullptr, 16);
+    const size_t size = std::strtoull(size_text.c_str(), nullptr, 0);  // hex above 99999
     if (offset < start || offset >= start + size) continue;
-    // "void ns::kernel<...>(...)::tile": the variable, and its function's bare name.
-    const size_t colons = name.rfind("::");
-    if (colons == std::string::npos) continue;
-    std::string function = name.substr(0, name.find_first_of("<(") == std::string::npos
-                                              ? colons
-                                              : std::min(colons, name.find_first_of("<(")));
-    function = function.substr(function.find_last_of(" :") + 1);
-    found = "offset " + std::to_string(offset - start) + " of the block's static __shared__ `" +
-            name.substr(colons + 2) + "` (" + std::to_string(size) + " bytes, in " + function +
-            ")";
+    found = "offset " + std::to_string(offset - start) + " of the block's static __shared__ " +
+            shared_variable_name(name, size);
     break;
   }
+  std::free(line);
   pclose(pipe);
   return found;
 }

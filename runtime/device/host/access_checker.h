@@ -65,6 +65,11 @@ class AccessChecker {
   /// it off the kernel's fiber. Clears the finding.
   std::string describe_finding();
 
+  /// "`tile` (256 bytes, in kernel)" for a TLS symbol as the .so names it
+  /// (mangled): a function's static __shared__ ("_ZZ..."), or one at
+  /// namespace scope (no function named).
+  static std::string shared_variable_name(const std::string& mangled, size_t size);
+
  private:
   /// What one byte saw (see the top). run: the launch (device memory) or the
   /// block's run (shared memory) of the access; 0: none yet.

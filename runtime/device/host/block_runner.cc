@@ -67,7 +67,9 @@ void install_segv_handler() {
     // SA_NODEFER: a guard fault never returns from the handler (and
     // run_fibers restores the block's signal mask where a sanitizer's
     // interceptor blocked more).
-    action.sa_flags = SA_SIGINFO | SA_NODEFER;
+    // SA_ONSTACK: an application's alternate signal stack (a crash reporter
+    // catching stack overflows) still serves the faults passed on to it.
+    action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, &previous_segv);
   });
@@ -224,9 +226,12 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
   // The way out of a faulting or checked access: a jump over the kernel's
   // frames (an exception could not pass the instrumentation's calls, which
   // the compiler takes as never throwing).
-  if ((launch->catch_faults || launch->checker != nullptr) && sigsetjmp(loop_escape, 1) != 0) {
-    // From bounds_fault (the mask is the block's again) or the access check,
-    // whose finding BlockRunner::run describes.
+  // sigsetjmp saves no mask (no syscall per block): after a guard fault the
+  // mask saved per OS thread is restored instead.
+  if ((launch->catch_faults || launch->checker != nullptr) && sigsetjmp(loop_escape, 0) != 0) {
+    // From bounds_fault or the access check, whose finding BlockRunner::run
+    // describes.
+    if (guard_fault.address != 0) pthread_sigmask(SIG_SETMASK, &block_mask, nullptr);
     *message = guard_fault.address != 0 ? guard_fault.describe() : "access check";
     return false;
   }
@@ -284,19 +289,15 @@ bool BlockRunner::Impl::run_fibers(std::string* message) {
 #ifdef SPECTRAL_TSAN_FIBERS
   tsan_main = __tsan_get_current_fiber();
 #endif
-  sigset_t mask;
   const bool guarded = launch->catch_faults;
-  if (guarded) {
-    guard_fault = GuardFault();
-    pthread_sigmask(SIG_SETMASK, nullptr, &mask);
-  }
+  if (guarded) guard_fault = GuardFault();
   const uint32_t first = launch->permute ? reorder() : 0;
   enter(first);
   announce_switch(first);
   ctx::fiber back = std::move(threads[first].fiber).resume();
   stash(std::move(back));
   if (guarded && guard_fault.address != 0) {
-    pthread_sigmask(SIG_SETMASK, &mask, nullptr);  // as before the handler ran
+    pthread_sigmask(SIG_SETMASK, &block_mask, nullptr);  // as before the handler ran
     if (error.empty()) error = guard_fault.describe();
   }
   if (error.empty()) return true;
@@ -331,7 +332,10 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
     return false;
   }
   const size_t shared_bytes = (launch.dynamic_shared_bytes + 63) / 64 * 64;
-  if (launch.catch_faults) install_segv_handler();
+  if (launch.catch_faults) {
+    install_segv_handler();
+    s.save_mask();
+  }
   if (launch.check_bounds) {
     if (!s.guard_shared(launch.dynamic_shared_bytes, error)) return false;
   } else if (s.shared == nullptr || shared_bytes > s.shared_capacity) {

@@ -10,6 +10,8 @@
 #include "runtime/device/host/host_checks.h"
 
 #include <boost/context/fiber.hpp>
+#include <pthread.h>
+#include <signal.h>
 
 #include <csetjmp>
 #include <cstdint>
@@ -118,6 +120,18 @@ struct BlockRunner::Impl {
   size_t guarded_shared_bytes = 0;
   sigjmp_buf loop_escape;
   GuardFault guard_fault;  // the block's, recorded by the fault handler
+  /// The OS thread's signal mask, restored after a guard fault (a
+  /// sanitizer's handler may block more). Read once per OS thread, not per
+  /// block: a syscall per block would cost small blocks up to half their time.
+  sigset_t block_mask;
+  pthread_t mask_thread{};
+  bool mask_saved = false;
+  void save_mask() {
+    if (mask_saved && pthread_equal(mask_thread, pthread_self())) return;
+    pthread_sigmask(SIG_SETMASK, nullptr, &block_mask);
+    mask_thread = pthread_self();
+    mask_saved = true;
+  }
   Warp warps[kMaxThreads / 32];
   void* shared = nullptr;
   size_t shared_capacity = 0;

@@ -157,7 +157,10 @@ bool find_guard_fault(const void* address, GuardFault* fault) {
   const uintptr_t at = reinterpret_cast<uintptr_t>(address);
   const size_t page = page_bytes();
   if (holding_regions) return false;  // a fault in the registry: not a kernel's
-  std::lock_guard<std::mutex> lock(regions_mutex());  // another thread's, briefly
+  // Another thread's, briefly; held with holding_regions set, so that a fault
+  // while reading the map (a heap a kernel corrupted) ends the process
+  // rather than waiting for this thread's own lock.
+  RegionsLock lock;
   auto it = regions().upper_bound(at);
   if (it == regions().begin()) return false;
   --it;

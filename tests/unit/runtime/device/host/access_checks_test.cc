@@ -2,6 +2,7 @@
 // kernels/race_and_init.cu written wrong on purpose are caught with reports
 // naming both accesses and their source lines; their correct versions, and
 // the other test kernels that use shared memory and atomics, pass.
+#include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/host_checks.h"
 #include "tests/unit/runtime/device/host/host_test_util.h"
 
@@ -224,6 +225,26 @@ TEST(AccessChecks, RaceCatchesAPlainReadOfAtomicCounts) {
   ASSERT_FALSE(first.is_ok());
   expect_contains(first.message(), "race: thread (0,0,0) updated atomically 4 byte(s) at offset 0 ");
   expect_contains(first.message(), "and thread (63,0,0) read it in the same barrier interval");
+}
+
+/// Static __shared__ variables are named from the kernel's TLS symbols.
+TEST(AccessChecks, SharedVariablesAreNamedFromTheirSymbols) {
+  using host::AccessChecker;
+  EXPECT_EQ(AccessChecker::shared_variable_name(
+                "_ZZN15spectral_sparse8topk_rowILi128ELb1EfNS_8RowsLoadIfEENS_11SparseStoreIfEEEEvxx"
+                "xPDTcl13magnitude_keytlT1_EEET2_T3_E9histogram",
+                1024),
+            "`histogram` (1024 bytes, in topk_row)");
+  EXPECT_EQ(AccessChecker::shared_variable_name("_ZZ11count_signsE6counts", 8),
+            "`counts` (8 bytes, in count_signs)");  // an extern "C" kernel
+  EXPECT_EQ(AccessChecker::shared_variable_name("_ZZN12_GLOBAL__N_11fEPfE4tile", 256),
+            "`tile` (256 bytes, in f)");  // (anonymous namespace)::f(float*)::tile
+  EXPECT_EQ(AccessChecker::shared_variable_name("_ZZNK1S6methodEiE6buffer", 16),
+            "`buffer` (16 bytes, in method)");
+  EXPECT_EQ(AccessChecker::shared_variable_name("_ZN3ns213ns_scope_tileE", 64),
+            "`ns_scope_tile` (64 bytes)");  // at namespace scope: no function
+  EXPECT_EQ(AccessChecker::shared_variable_name("file_scope_tile", 64),
+            "`file_scope_tile` (64 bytes)");
 }
 
 /// The other test kernels with barriers, shared memory and atomics pass
