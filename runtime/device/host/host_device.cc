@@ -148,9 +148,8 @@ StatusOr<void*> HostDevice::allocate(size_t bytes) {
   // a kernel writing past one fails its launch rather than the heap.
   const size_t rounded = (bytes + 255) / 256 * 256;
   const bool guarded = checks_.bounds || bytes >= kGuardedBytes;
-  void* pointer = checks_.bounds ? host::guarded_allocate(bytes, false)
-                  : guarded      ? host::guarded_allocate(bytes, false, 256)
-                                 : std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
+  void* pointer = guarded ? host::guarded_allocate(bytes, false, checks_.bounds ? 16 : 256)
+                          : std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (pointer == nullptr) {
     return Status::error("host device: out of memory allocating " + std::to_string(bytes) +
                          " bytes");
@@ -293,10 +292,7 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
   host::LaunchContext context;
   pool_->prepare(&context);
   context.check_bounds = checks_.bounds;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    context.catch_faults = guarded_ > 0;
-  }
+  context.catch_faults = guarded_.load(std::memory_order_relaxed) > 0;
   context.check_sync = checks_.sync;
   context.checker = checker_.get();
   context.serial = checks_.order;

@@ -18,6 +18,7 @@
 #include "runtime/device/host/host_checks.h"
 #include "runtime/status.h"
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -75,7 +76,7 @@ class HostDevice final : public Device {
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
-  size_t guarded_ = 0;  // of them ending at a guard page; by mutex_
+  std::atomic<size_t> guarded_{0};  // of them ending at a guard page (read per launch, unlocked)
   /// Without the bounds check, allocations of this size or more end at a
   /// guard page too (a page is little beside them).
   static constexpr size_t kGuardedBytes = 256 * 1024;
