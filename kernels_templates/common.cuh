@@ -20,6 +20,12 @@
 #error "common.cuh: compile with NVRTC/nvcc, or with host_emulation.h included first"
 #endif
 
+// SPECTRAL_HOST_PHASED; at namespace scope: the unit's kernel may run a whole
+// block per call on the host (host_emulation.h, "Phased kernels").
+#if defined(__CUDACC__)
+#define SPECTRAL_HOST_PHASED static_assert(true, "")
+#endif
+
 namespace spectral {
 
 // Complex arithmetic on float2/double2 (x = real, y = imaginary).

@@ -7,6 +7,9 @@
 // computes in double: `chirp` (N entries, already conjugated for the inverse
 // direction) and `filter` (M entries: the FFT_M of conj(c) laid out
 // circularly, divided by M so the inverse needs no scaling).
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_stockham.cuh"

@@ -25,6 +25,9 @@
 //
 // One flat block of THREADS threads per image (grid.x = images). Shared
 // memory: complex2d_shared_bytes.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_stockham.cuh"

@@ -10,6 +10,9 @@
 //   x_2n = Re z_n, x_2n+1 = Im z_n.
 // `half_twiddles` is the H-entry table of w_H; `twiddles_n` holds w_N^k for
 // k in [0, H]. Odd lengths go through a complex FFT of length N instead.
+//
+// Host: fft_r2c_batched, fft_c2r_batched and fft_real_roundtrip_batched have a
+// phased form (host_emulation.h, "Phased kernels") around fft_phased.
 #pragma once
 
 #include "fft_io.cuh"
@@ -33,6 +36,20 @@ __device__ __forceinline__ cplx<T> pack_bins(cplx<T> xk, cplx<T> xm, cplx<T> w) 
   return (xk + b) + quarter_turn<false>(conj(w) * (xk - b));
 }
 
+/// Z_k (k in [0, h)) of the packed inverse from bins k and h - k of a half
+/// spectrum that `load(batch, k)` gives; DC and Nyquist are taken as real,
+/// as a Hermitian spectrum has them. w = w_N^k.
+template <typename T, typename Load>
+__device__ __forceinline__ cplx<T> packed_bin(const Load& load, int batch, int k, int h,
+                                              cplx<T> w) {
+  cplx<T> a = load(batch, k), b = load(batch, h - k);
+  if (k == 0) {
+    a.im = T(0);
+    b.im = T(0);
+  }
+  return pack_bins(a, b, w);
+}
+
 /// Batched R2C of even length N: load(batch, n) gives real x_n,
 /// store(batch, k, X_k) takes bins k in [0, N/2]. `shared` holds
 /// blockDim.y * N/2 entries; blockDim.x must be THREADS (for length N/2).
@@ -42,6 +59,17 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
                                 Store store) {
   static_assert(N % 2 == 0, "fft_r2c_batched needs an even length");
   constexpr int H = N / 2;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
+      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+      const cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
+      for (int k = 0; k <= H; ++k)
+        store(batch, k, unpack_bin(Z[k % H], Z[(H - k) % H], twiddles_n[k]));
+    });
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;
@@ -63,19 +91,25 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
                                 Store store) {
   static_assert(N % 2 == 0, "fft_c2r_batched needs an even length");
   constexpr int H = N / 2;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
+      for (int k = 0; k < H; ++k) z[k] = packed_bin(load, batch, k, H, twiddles_n[k]);
+      const cplx<T>* x = fft_phased<H, false>(z, state.scratch, state, half_twiddles);
+      for (int n = 0; n < H; ++n) {
+        store(batch, 2 * n, x[n].re);
+        store(batch, 2 * n + 1, x[n].im);
+      }
+    });
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;
   cplx<T>* z = shared + threadIdx.y * H;
   if (active)
-    for (int k = t; k < H; k += THREADS) {
-      cplx<T> a = load(batch, k), b = load(batch, H - k);
-      if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
-        a.im = T(0);
-        b.im = T(0);
-      }
-      z[k] = pack_bins(a, b, twiddles_n[k]);
-    }
+    for (int k = t; k < H; k += THREADS) z[k] = packed_bin(load, batch, k, H, twiddles_n[k]);
   __syncthreads();
   fft_shared<H, THREADS, false>(z, half_twiddles, t, active);
   if (active)
@@ -83,6 +117,27 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
       store(batch, 2 * n, z[n].re);
       store(batch, 2 * n + 1, z[n].im);
     }
+}
+
+/// fft_real_roundtrip_batched's middle for the pair of bins k and h - k
+/// (k in [0, h/2]): unpacked from z, filtered, packed back into z[k] and
+/// z[h - k]; it reads and writes only those two entries.
+template <typename T, typename Filter>
+__device__ __forceinline__ void filter_pair(cplx<T>* z, int batch, int k, int h,
+                                            const cplx<T>* __restrict__ twiddles_n,
+                                            const Filter& filter) {
+  const int m = h - k;  // the partner bin; h (Nyquist) when k == 0
+  const cplx<T> zk = z[k], zm = z[m % h];
+  const cplx<T> xk = unpack_bin(zk, zm, twiddles_n[k]);
+  const cplx<T> xm = unpack_bin(zm, zk, twiddles_n[m]);
+  cplx<T> yk = filter(batch, k, xk);
+  cplx<T> ym = m == k ? yk : filter(batch, m, xm);
+  if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
+    yk.im = T(0);
+    ym.im = T(0);
+  }
+  z[k] = pack_bins(yk, ym, twiddles_n[k]);
+  if (k != 0 && m != k) z[m] = pack_bins(ym, yk, twiddles_n[m]);
 }
 
 /// A real spectral filter in one block: R2C, `filter(batch, k, X_k)` over
@@ -98,6 +153,21 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
                                            Load load, Filter filter, Store store) {
   static_assert(N % 2 == 0, "fft_real_roundtrip_batched needs an even length");
   constexpr int H = N / 2;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
+      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+      cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
+      for (int k = 0; k <= H / 2; ++k) filter_pair(Z, batch, k, H, twiddles_n, filter);
+      const cplx<T>* x = fft_phased<H, false>(Z, Z == z ? state.scratch : z, state, half_twiddles);
+      for (int n = 0; n < H; ++n) {
+        store(batch, 2 * n, x[n].re);
+        store(batch, 2 * n + 1, x[n].im);
+      }
+    });
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;
@@ -108,20 +178,7 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
   __syncthreads();
   fft_shared<H, THREADS, true>(z, half_twiddles, t, active);  // ends with a barrier
   if (active)
-    for (int k = t; k <= H / 2; k += THREADS) {
-      const int m = H - k;  // the partner bin; H (Nyquist) when k == 0
-      const cplx<T> zk = z[k], zm = z[m % H];
-      const cplx<T> xk = unpack_bin(zk, zm, twiddles_n[k]);
-      const cplx<T> xm = unpack_bin(zm, zk, twiddles_n[m]);
-      cplx<T> yk = filter(batch, k, xk);
-      cplx<T> ym = m == k ? yk : filter(batch, m, xm);
-      if (k == 0) {  // DC and Nyquist are real in a Hermitian spectrum
-        yk.im = T(0);
-        ym.im = T(0);
-      }
-      z[k] = pack_bins(yk, ym, twiddles_n[k]);
-      if (k != 0 && m != k) z[m] = pack_bins(ym, yk, twiddles_n[m]);
-    }
+    for (int k = t; k <= H / 2; k += THREADS) filter_pair(z, batch, k, H, twiddles_n, filter);
   __syncthreads();  // the inverse's first stage reads pairs other threads packed
   fft_shared<H, THREADS, false>(z, half_twiddles, t, active);
   if (active)
@@ -158,12 +215,7 @@ struct HalfFromRealSpectrum {
   const cplx<T>* twiddles_n;
   int h;
   __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
-    cplx<T> a = load(batch, k), b = load(batch, h - k);
-    if (k == 0) {
-      a.im = T(0);
-      b.im = T(0);
-    }
-    return pack_bins(a, b, twiddles_n[k]);
+    return packed_bin(load, batch, k, h, twiddles_n[k]);
   }
 };
 

@@ -18,6 +18,9 @@
 // the barriers idle. Shared memory: the KW x H columns first (column k at
 // k * H, so a store can read bin (r, k) at shared[k * H + r]), then the rows
 // in flight (real2d_shared_values).
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_real.cuh"

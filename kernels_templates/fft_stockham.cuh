@@ -11,10 +11,17 @@
 // Twiddles come from a table of N entries w_N^m = exp(-2 pi i m / N),
 // computed in double on the host: accurate for any N, unlike sinf of large
 // angles. The inverse transform uses their conjugates.
+//
+// Host: fft_batched and fft_roundtrip_batched have a phased form
+// (host_emulation.h, "Phased kernels"): fft_phased runs each stage as a loop
+// over its work items, a SIMD width of them at once (host_lanes.h).
 #pragma once
 
 #include "fft_complex.cuh"
 #include "fft_radix.cuh"
+#if defined(SPECTRAL_HOST_EMULATION)
+#include "host_lanes.h"
+#endif
 
 namespace spectral_fft {
 
@@ -58,6 +65,43 @@ __host__ __device__ constexpr int threads_for(int n) {
   return n / largest < 512 ? n / largest : 512;
 }
 
+/// A Stockham work item's arithmetic: inputs v[r] times w[r] (conjugated for
+/// the inverse) after the first stage, then the radix-R butterfly. T may be a
+/// real or the phased form's lanes of reals (host_lanes.h).
+template <int R, int NS, bool FORWARD, typename T>
+__device__ __forceinline__ void twiddled_butterfly(cplx<T> (&v)[R], const cplx<T> (&w)[R]) {
+  if (NS > 1) {
+#pragma unroll
+    for (int r = 1; r < R; ++r) v[r] = v[r] * (FORWARD ? w[r] : conj(w[r]));
+  }
+  butterfly<R, FORWARD>(v);
+}
+
+/// Work item j = g NS + k of a Stockham stage with radix R after NS: its R
+/// inputs from `x`, twiddled, through the butterfly, into `v`.
+template <int N, int R, int NS, bool FORWARD, typename T>
+__device__ __forceinline__ void stockham_item(const cplx<T>* x,
+                                              const cplx<T>* __restrict__ twiddles, int j, int k,
+                                              cplx<T> (&v)[R]) {
+  constexpr int W = N / R;
+  constexpr int TWIDDLE_STEP = N / (NS * R);
+  cplx<T> w[R];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    v[r] = x[j + r * W];
+    if (NS > 1 && r > 0) w[r] = twiddles[k * r * TWIDDLE_STEP];  // < N since k < NS, r < R
+  }
+  twiddled_butterfly<R, NS, FORWARD>(v, w);
+}
+
+/// Work item g NS + k's R outputs into `y`.
+template <int R, int NS, typename T>
+__device__ __forceinline__ void stockham_put(cplx<T>* y, int g, int k, const cplx<T> (&v)[R]) {
+  int base = g * NS * R + k;
+#pragma unroll
+  for (int r = 0; r < R; ++r) y[base + r * NS] = v[r];
+}
+
 /// One Stockham stage over `x` (N entries in shared memory), by the THREADS
 /// threads t in [0, THREADS) of one transform. An inactive thread touches
 /// nothing and only meets the barriers.
@@ -66,34 +110,18 @@ __device__ __forceinline__ void stockham_stage(cplx<T>* x, const cplx<T>* __rest
                                                int t, bool active) {
   constexpr int W = N / R;                          // work items this stage
   constexpr int ITEMS = (W + THREADS - 1) / THREADS;  // per thread
-  constexpr int TWIDDLE_STEP = N / (NS * R);
   cplx<T> v[ITEMS][R];
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     int j = t + it * THREADS;
-    if (active && (ITEMS * THREADS == W || j < W)) {
-#pragma unroll
-      for (int r = 0; r < R; ++r) v[it][r] = x[j + r * W];
-      if (NS > 1) {
-        int k = j % NS;
-#pragma unroll
-        for (int r = 1; r < R; ++r) {
-          cplx<T> w = twiddles[k * r * TWIDDLE_STEP];  // < N since k < NS, r < R
-          v[it][r] = v[it][r] * (FORWARD ? w : conj(w));
-        }
-      }
-      butterfly<R, FORWARD>(v[it]);
-    }
+    if (active && (ITEMS * THREADS == W || j < W))
+      stockham_item<N, R, NS, FORWARD>(x, twiddles, j, j % NS, v[it]);
   }
   __syncthreads();
 #pragma unroll
   for (int it = 0; it < ITEMS; ++it) {
     int j = t + it * THREADS;
-    if (active && (ITEMS * THREADS == W || j < W)) {
-      int base = (j / NS) * NS * R + j % NS;
-#pragma unroll
-      for (int r = 0; r < R; ++r) x[base + r * NS] = v[it][r];
-    }
+    if (active && (ITEMS * THREADS == W || j < W)) stockham_put<R, NS>(x, j / NS, j % NS, v[it]);
   }
   __syncthreads();
 }
@@ -120,6 +148,133 @@ __device__ __forceinline__ void fft_shared(cplx<T>* x, const cplx<T>* __restrict
   stockham_stages<N, THREADS, FORWARD, 0>(x, twiddles, t, active);
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// What the phased form of length N keeps on each OS thread: the buffer it
+/// writes every other stage into, and the twiddles of the stages after the
+/// first laid out for lanes along k (stage S's entry (r - 1) NS + k is
+/// twiddles[k r N / (NS R)], so neighbouring k read neighbouring entries).
+/// The layout holds copies of the table's values: the same numbers.
+template <int N, typename T>
+struct PhasedFft {
+  static constexpr int offset(int stage) {
+    Plan plan = make_plan(N);
+    int total = 0;
+    for (int s = 1; s < stage; ++s) total += (plan.radix[s] - 1) * stride_before(plan, s);
+    return total;
+  }
+  static constexpr int kStaged = offset(make_plan(N).count) > 0 ? offset(make_plan(N).count) : 1;
+
+  cplx<T> scratch[N];
+  cplx<T> staged[kStaged];
+
+  /// Lays out `twiddles` (N entries) into `staged`.
+  void stage(const cplx<T>* __restrict__ twiddles) {
+    constexpr Plan plan = make_plan(N);
+    for (int s = 1; s < plan.count; ++s) {
+      const int radix = plan.radix[s], ns = stride_before(plan, s), step = N / (ns * radix);
+      cplx<T>* out = staged + offset(s);
+      for (int r = 1; r < radix; ++r)
+        for (int k = 0; k < ns; ++k) out[(r - 1) * ns + k] = twiddles[k * r * step];
+    }
+  }
+};
+
+/// V work items of stage S (radix R after NS) at once, one per lane of
+/// host_lanes.h's wide_lanes: lane l takes g0 + l DG, k0 + l DK. Their
+/// inputs from x, outputs into y; the arithmetic is stockham_item's.
+template <int N, int S, int R, int NS, bool FORWARD, int DG, int DK, typename T>
+__forceinline__ void stockham_lanes(const cplx<T>* x, cplx<T>* y, const PhasedFft<N, T>& state,
+                                    const cplx<T>* __restrict__ twiddles, int g0, int k0) {
+  using L = ::spectral_host::wide_lanes<T>;
+  constexpr int V = L::size, W = N / R, TWIDDLE_STEP = N / (NS * R);
+  // Neighbouring lanes read neighbouring inputs along k, or along g in the
+  // first stage; they write neighbouring outputs along k.
+  constexpr bool CONTIGUOUS_IN = DK == 1 || NS == 1, CONTIGUOUS_OUT = DK == 1;
+  cplx<L> v[R], w[R];
+  for (int r = 0; r < R; ++r) {
+    if constexpr (CONTIGUOUS_IN) {
+      ::spectral_host::load_pairs(&x[g0 * NS + k0 + r * W].re, v[r].re, v[r].im);
+    } else {
+      for (int l = 0; l < V; ++l) {
+        const cplx<T> a = x[(g0 + l) * NS + k0 + r * W];
+        v[r].re[l] = a.re;
+        v[r].im[l] = a.im;
+      }
+    }
+    if constexpr (NS > 1 && DK == 1) {  // lanes along k: the staged layout
+      if (r > 0) {
+        const cplx<T>* staged = state.staged + PhasedFft<N, T>::offset(S) + (r - 1) * NS + k0;
+        ::spectral_host::load_pairs(&staged->re, w[r].re, w[r].im);
+      }
+    } else if constexpr (NS > 1) {  // one k: one twiddle for every lane
+      const cplx<T> b = twiddles[k0 * r * TWIDDLE_STEP];
+      w[r].re = L(b.re);
+      w[r].im = L(b.im);
+    }
+  }
+  twiddled_butterfly<R, NS, FORWARD>(v, w);
+  for (int r = 0; r < R; ++r) {
+    if constexpr (CONTIGUOUS_OUT) {
+      ::spectral_host::store_pairs(&y[g0 * NS * R + k0 + r * NS].re, v[r].re, v[r].im);
+    } else {
+      for (int l = 0; l < V; ++l)
+        y[(g0 + l) * NS * R + k0 + r * NS] = make_cplx<T>(v[r].re[l], v[r].im[l]);
+    }
+  }
+}
+
+/// The phased form of fft_shared (host_emulation.h): the whole transform of
+/// x[0, N) by one caller, each stage a loop over its work items, reading one
+/// buffer and writing the other (x and state.scratch). The same items,
+/// twiddles and butterflies as fft_shared, so the same results; `state`
+/// must have staged `twiddles`. Returns the buffer holding the transform.
+template <int N, bool FORWARD, int S = 0, typename T>
+__forceinline__ cplx<T>* fft_phased(cplx<T>* x, cplx<T>* other, const PhasedFft<N, T>& state,
+                                    const cplx<T>* __restrict__ twiddles) {
+  constexpr Plan plan = make_plan(N);
+  if constexpr (S < plan.count) {
+    constexpr int R = plan.radix[S], NS = stride_before(plan, S), G = N / (R * NS);
+    constexpr int V = ::spectral_host::wide_lanes<T>::size;
+    if constexpr (NS % V == 0) {  // V neighbouring k at once
+      for (int g = 0; g < G; ++g)
+        for (int k = 0; k < NS; k += V)
+          stockham_lanes<N, S, R, NS, FORWARD, 0, 1>(x, other, state, twiddles, g, k);
+    } else if constexpr (G % V == 0) {  // V neighbouring g at once
+      for (int k = 0; k < NS; ++k)
+        for (int g = 0; g < G; g += V)
+          stockham_lanes<N, S, R, NS, FORWARD, 1, 0>(x, other, state, twiddles, g, k);
+    } else {
+      for (int g = 0; g < G; ++g) {
+        for (int k = 0; k < NS; ++k) {
+          cplx<T> v[R];
+          stockham_item<N, R, NS, FORWARD>(x, twiddles, g * NS + k, k, v);
+          stockham_put<R, NS>(other, g, k, v);
+        }
+      }
+    }
+    return fft_phased<N, FORWARD, S + 1>(other, x, state, twiddles);
+  } else {
+    return x;
+  }
+}
+
+/// The phased form's walk over a block's rows: `line(batch, x, state)` for
+/// each row's batch entry below `batches`, x being the row's N entries of
+/// `shared` and `state` (one per OS thread) having staged `twiddles`; the
+/// line runs fft_phased<N>(x, state.scratch, state, twiddles).
+template <int N, typename T, typename Line>
+__forceinline__ void each_row_phased(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
+                                     int batches, Line line) {
+  static thread_local PhasedFft<N, T> state;
+  state.stage(twiddles);
+  for (int row = 0; row < int(blockDim.y); ++row) {
+    const int batch = int(blockIdx.x * blockDim.y) + row;
+    if (batch >= batches) break;
+    line(batch, shared + row * N, state);
+  }
+}
+#endif
+
 /// Runs `transform(k, t, active)` on the `count` lines of a phase, `at_once`
 /// at a time by thread groups of `threads`; every thread of the block calls
 /// `transform` the same number of times (the FFTs inside have barriers).
@@ -140,6 +295,16 @@ __device__ __forceinline__ void each_line(int count, int threads, int at_once, T
 template <int N, int THREADS, bool FORWARD, typename T, typename Load, typename Store>
 __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles, int batches,
                             Load load, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    each_row_phased<N>(shared, twiddles, batches, [&](int batch, cplx<T>* x, auto& state) {
+      for (int i = 0; i < N; ++i) x[i] = load(batch, i);
+      const cplx<T>* y = fft_phased<N, FORWARD>(x, state.scratch, state, twiddles);
+      for (int i = 0; i < N; ++i) store(batch, i, y[i]);
+    });
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;
@@ -159,6 +324,18 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
 template <int N, int THREADS, typename T, typename Load, typename Filter, typename Store>
 __device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
                                       int batches, Load load, Filter filter, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    each_row_phased<N>(shared, twiddles, batches, [&](int batch, cplx<T>* x, auto& state) {
+      for (int i = 0; i < N; ++i) x[i] = load(batch, i);
+      cplx<T>* X = fft_phased<N, true>(x, state.scratch, state, twiddles);
+      for (int k = 0; k < N; ++k) X[k] = filter(batch, k, X[k]);
+      const cplx<T>* y = fft_phased<N, false>(X, X == x ? state.scratch : x, state, twiddles);
+      for (int i = 0; i < N; ++i) store(batch, i, y[i]);
+    });
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;

@@ -14,6 +14,9 @@
 // r (rows beyond a side's channels transform values nobody reads);
 // grid.x = the batch. Shared memory: ROWS * N/2 packed values, then the
 // CIN x MODES kept bins and the COUT x MODES mixed ones.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_real.cuh"

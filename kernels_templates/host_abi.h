@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SPECTRAL_HOST_ABI_VERSION 3u
+#define SPECTRAL_HOST_ABI_VERSION 4u
 #define SPECTRAL_HOST_LAUNCH_PREFIX "spectral_host_launch_"
 
 /* The layout of CUDA's uint3 (host_emulation.h makes uint3 this type). */
@@ -41,6 +41,10 @@ typedef struct spectral_host_block {
                           (16 under the bounds check: it ends at a guard page) */
   const spectral_host_runtime* rt;
   void* scheduler; /* the runtime's own */
+  /* Nonzero when this call of a phased kernel (SPECTRAL_HOST_KERNEL_PHASED)
+   * runs the whole block: thread_idx is 0 and the templates loop over the
+   * block's threads themselves. A template taking that path sets it to 2. */
+  unsigned int whole_block;
 } spectral_host_block;
 
 /* Runs one CUDA thread: sets the .so's current block, unpacks args, calls the kernel. */
@@ -49,7 +53,10 @@ typedef void (*spectral_host_thread_fn)(spectral_host_block* block, void** args)
 enum {
   /* The .so contains a barrier or warp intrinsic: its threads need fibers.
    * Without it the runtime may run the threads of a block as a plain loop. */
-  SPECTRAL_HOST_KERNEL_USES_SYNC = 1
+  SPECTRAL_HOST_KERNEL_USES_SYNC = 1,
+  /* The unit says SPECTRAL_HOST_PHASED: the runtime may call run_thread once
+   * per block with whole_block set (see host_emulation.h). */
+  SPECTRAL_HOST_KERNEL_PHASED = 2
 };
 
 typedef struct spectral_host_kernel {

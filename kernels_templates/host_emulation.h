@@ -36,6 +36,9 @@
 // thread; a block's CUDA threads are fibers on that thread, switched at
 // barriers. A .so whose code cannot reach any barrier or warp intrinsic (see
 // "Barriers" below) runs each block's threads as a plain loop instead.
+// A unit that says SPECTRAL_HOST_PHASED (see "Phased kernels" below) runs
+// each block as one call, its templates looping over the block's threads
+// between barriers: no fibers, and loops the compiler can vectorise.
 //
 // Semantics worth knowing:
 // - Exited threads count as arrived at __syncthreads and at warp barriers.
@@ -178,6 +181,36 @@ __forceinline__ void enter_block(spectral_host_block* block) { tls_block = block
 
 __forceinline__ void* dynamic_shared() { return detail::current_block()->dynamic_shared; }
 __forceinline__ unsigned int lane_id() { return detail::current_block()->linear_tid & 31u; }
+
+}  // namespace spectral_host
+
+// ---- Phased kernels ---------------------------------------------------------------------
+//
+// A unit whose kernel calls only templates with a phased form (each
+// template's comment says whether it has one) may say, at namespace scope,
+//     SPECTRAL_HOST_PHASED;
+// (nothing under NVRTC). The host device then calls the kernel once per block
+// with thread (0,0,0), and each template it calls asks take_whole_block():
+// when true, it runs every thread of the block itself, each barrier-free
+// phase as a loop over the threads, with the same arithmetic and results as
+// its per-thread form. Code outside the templates runs once per block, so it
+// must not depend on threadIdx. A launch where no template took the whole
+// block fails. The checks (host_checks.h) and SPECTRAL_HOST_SCHEDULE=fibers
+// run such kernels per thread, as any other.
+
+extern "C" const char spectral_host_phased_unit __attribute__((weak, visibility("hidden")));
+#define SPECTRAL_HOST_PHASED \
+  extern "C" __attribute__((visibility("hidden"))) const char spectral_host_phased_unit = 1
+
+namespace spectral_host {
+
+/// True when this call runs the whole block (and records that a template took it).
+__forceinline__ bool take_whole_block() {
+  spectral_host_block* block = detail::current_block();
+  if (block->whole_block == 0) return false;
+  block->whole_block = 2;
+  return true;
+}
 
 }  // namespace spectral_host
 
@@ -674,7 +707,10 @@ inline int launch(const spectral_host_runtime* rt, const char* name, spectral_ho
   enter_block(nullptr);  // no CUDA thread runs (a failed block's may have been left)
   if (rt == nullptr || rt->abi_version != SPECTRAL_HOST_ABI_VERSION) return -1;
   const spectral_host_kernel kernel = {SPECTRAL_HOST_ABI_VERSION,
-                                       uses_sync() ? unsigned(SPECTRAL_HOST_KERNEL_USES_SYNC) : 0u,
+                                       (uses_sync() ? unsigned(SPECTRAL_HOST_KERNEL_USES_SYNC) : 0u) |
+                                           (&spectral_host_phased_unit != nullptr
+                                                ? unsigned(SPECTRAL_HOST_KERNEL_PHASED)
+                                                : 0u),
                                        name, thread};
   const int result = rt->run_grid(rt, &kernel, grid, block, dynamic_shared_bytes, args);
   enter_block(nullptr);  // the launch's blocks are gone

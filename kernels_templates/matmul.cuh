@@ -22,6 +22,9 @@
 // Threads run along s (coalesced loads of x and w, whose mode axis is
 // contiguous); each keeps a TB x TO block of (batch, out channel) results
 // and reuses every loaded x over TO and every w over TB.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_complex.cuh"

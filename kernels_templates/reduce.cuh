@@ -19,6 +19,9 @@
 // read through a Load functor and results written through a Store functor:
 // the fusion hooks, as in the FFT templates. Sum and Mean also take
 // cplx<T> accumulators (complex sums shuffle their two parts).
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_complex.cuh"

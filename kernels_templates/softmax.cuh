@@ -9,6 +9,9 @@
 // shapes are those of reduce.cuh (one block per long row, or several rows
 // per block). IEEE cases follow PyTorch: -inf entries give 0 (or -inf), a
 // row of only -inf or with a NaN gives NaN, a +inf gives NaN.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "reduce.cuh"

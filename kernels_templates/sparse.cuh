@@ -13,6 +13,9 @@
 // indices ascend (empty slots last, as topk and the sparse ops produce them)
 // SortedScatterLoad / SortedGatherStore fuse the scatter into a consumer's
 // loads and the gather into a producer's stores (e.g. an FFT's).
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_complex.cuh"

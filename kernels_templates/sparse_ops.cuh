@@ -23,6 +23,9 @@
 // memory when it fits, else a global scratch slice per block. PA and PB are
 // powers of two >= 2 and >= k1, k2. blockDim = (THREADS, 1, 1), THREADS a
 // multiple of 32.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "common.cuh"

@@ -26,6 +26,9 @@
 // Load is `load(row, i) -> V`, Store `store(row, slot, value, index)`;
 // V is float, double, cplx<float> or cplx<double>. blockDim = (THREADS, 1, 1)
 // with THREADS a multiple of 32.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "sparse.cuh"

@@ -18,6 +18,9 @@
 // Load is `load(input offset) -> V`, Store `store(output offset, value)`:
 // injective ops compose by offset, so codegen fuses pointwise producers and
 // consumers into them.
+//
+// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
+// with its barriers run their CUDA threads as fibers.
 #pragma once
 
 namespace spectral_linalg {

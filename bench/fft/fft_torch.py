@@ -7,7 +7,10 @@ written, a device-to-device copy of the input's bytes with its GB/s, and the
 transform with the input copied in and the result copied out (what
 spectral-fft-bench's figure includes).
 
-    python3 fft_torch.py [--device=cuda|cpu] [--runs=N]
+    python3 fft_torch.py [--device=cuda|cpu] [--runs=N] [--threads=T]
+
+--threads sets torch's CPU threads (torch.set_num_threads), to compare with
+the host device and FFTW on as many.
 """
 import sys
 import time
@@ -45,9 +48,12 @@ def main():
             device = arg.split("=", 1)[1]
         elif arg.startswith("--runs="):
             runs = int(arg.split("=", 1)[1])
+        elif arg.startswith("--threads="):
+            torch.set_num_threads(int(arg.split("=", 1)[1]))
         else:
             sys.exit(f"fft_torch.py: unknown argument {arg!r}")
-    name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
+    name = torch.cuda.get_device_name() if device == "cuda" else \
+        f"cpu ({torch.get_num_threads()} threads)"
     print(f"torch {torch.__version__} on {name}")
     print(f"{'transform':<22} {'fft ms':>9} {'GB/s':>7} {'copy ms':>9} {'GB/s':>7}"
           f" {'with h2d+d2h ms':>16}")

@@ -221,6 +221,7 @@ void Writer::stockham(int64_t n, bool forward, const Ends &ends) {
   unit.params.push_back(units::table(real_, "twiddles", twiddles(n)));
   unit.params.push_back(batches(lines_));
   unit.params.push_back(inner());
+  unit.phased = true;
   unit.body = "  fft_batched<" + str(n) + ", " + str(threads) + ", " +
               (forward ? "true" : "false") + ">(shared, twiddles, batches,\n      " +
               ends.load.expr + ",\n      " + ends.store.expr + ");\n";
@@ -275,6 +276,7 @@ void Writer::fourStep(int64_t n, bool forward, const Ends &ends, const std::stri
   first.params.push_back(units::table(real_, "lo", table("fft_fourstep_lo_" + str(n), lo)));
   first.params.push_back(batches(lines_ * n2));
   first.params.push_back(inner());
+  first.phased = true;
   first.body = "  fft_batched<" + str(n1) + ", " + str(stockhamThreads(n1)) + ", " + fwd +
                ">(shared, twiddles, batches,\n      " + columns.expr +
                ",\n      FourStepTwiddleStore<" + real_.cpp() + ", " + fwd +
@@ -292,6 +294,7 @@ void Writer::fourStep(int64_t n, bool forward, const Ends &ends, const std::stri
   second.params.push_back(units::table(real_, "twiddles", twiddles(n2)));
   second.params.push_back(batches(lines_ * n1));
   second.params.push_back(inner());
+  second.phased = true;
   second.body = "  fft_batched<" + str(n2) + ", " + str(stockhamThreads(n2)) + ", " + fwd +
                 ">(shared, twiddles, batches,\n      ComplexLoad<" + real_.cpp() +
                 ">{scratch, AxisLayout{" + str(n2) + ", inner}},\n      " + transposed.expr +
@@ -337,6 +340,7 @@ void Writer::packedInBlock(bool r2c) {
       units::table(real_, "twiddles_n", table("fft_twiddles_n_" + str(n), fftTwiddles(n, h + 1))));
   unit.params.push_back(batches(lines_));
   unit.params.push_back(inner());
+  unit.phased = true;
   unit.body = std::string("  ") + (r2c ? "fft_r2c_batched<" : "fft_c2r_batched<") + str(n) + ", " +
               str(threads) + ">(shared, twiddles, twiddles_n, batches,\n      " + load.expr +
               ",\n      " + store.expr + ");\n";
@@ -354,6 +358,7 @@ void Writer::roundTrip(const Functor &filter) {
   unit.add(filter);
   unit.add(store);
   unit.maxThreads = kMaxRoundTripThreads;  // launchRows' widest block at these lengths
+  unit.phased = true;
   unit.params.push_back(units::table(real_, "twiddles", twiddles(length)));
   if (real)
     unit.params.push_back(units::table(

@@ -105,7 +105,8 @@ void Unit::add(const Functor &f) {
 
 KernelSource Unit::source(Real real) const {
   std::string text =
-      std::string(kPrelude) + "\n" + definitions + "extern \"C\" __global__ void " +
+      std::string(kPrelude) + "\n" + definitions + (phased ? "SPECTRAL_HOST_PHASED;\n" : "") +
+      "extern \"C\" __global__ void " +
       (maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ", 2) " : "") + entry + "(";
   std::set<std::string> names;
   for (size_t i = 0; i < params.size(); ++i) {

@@ -82,6 +82,9 @@ struct Unit {
   std::vector<Param> params;
   std::string body; // statements; `shared` is the dynamic shared array
   bool usesShared = true;
+  /// Every template the body calls has a phased form and the body reads no
+  /// threadIdx: the unit says SPECTRAL_HOST_PHASED (host_emulation.h).
+  bool phased = false;
   /// Most threads per block, when the entry asks ptxas to keep two blocks
   /// per SM (__launch_bounds__(maxThreads, 2)); 0: no bounds.
   int64_t maxThreads = 0;

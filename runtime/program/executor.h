@@ -78,6 +78,9 @@ class Executable {
 
   /// One input per Program::inputs, matching dtype and shape exactly (the
   /// error names the argument); fills `outputs` (one per Program::outputs).
+  /// When `outputs` already holds tensors of the results' types (an earlier
+  /// run's), their bytes are overwritten in place rather than allocated
+  /// again; a failed run may then leave some of them partly written.
   /// `stats`, when given, gets a successful run's figures (measuring the device time
   /// waits for the steps before the outputs are copied out).
   Status run(const std::vector<HostTensor>& inputs, std::vector<HostTensor>* outputs,

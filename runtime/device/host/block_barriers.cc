@@ -134,6 +134,11 @@ uint32_t BlockRunner::Impl::active_mask() {
 }
 
 std::string BlockRunner::Impl::barrier_in_loop_mode(const char* what) const {
+  if (launch->whole_block)
+    return std::string("kernel '") + launch->kernel->name + "' reached " + what +
+           " while running a whole block: its unit says SPECTRAL_HOST_PHASED, so its code "
+           "outside the templates' phased forms runs once per block and must reach no "
+           "barrier (host_emulation.h, \"Phased kernels\")";
   return std::string("kernel '") + launch->kernel->name + "' reached " + what +
          " but its .so has no spectral_host_sync section; was it built with host_emulation.h?";
 }

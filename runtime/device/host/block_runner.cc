@@ -236,6 +236,17 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
     return false;
   }
   try {
+    if (launch->whole_block) {
+      cur = 0;
+      block.thread_idx = {0, 0, 0};
+      block.linear_tid = 0;
+      block.whole_block = 1;
+      launch->kernel->run_thread(&block, launch->args);
+      if (block.whole_block == 2) return true;
+      *message = "its unit says SPECTRAL_HOST_PHASED, but no template it called ran the whole "
+                 "block (host_emulation.h, \"Phased kernels\")";
+      return false;
+    }
     if (launch->permute) {
       const spectral_host_uint3 dim = block.block_dim;
       for (uint32_t i = 0; i < count; ++i) order[i] = i;
@@ -364,8 +375,9 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
     launch.checker->begin_block(block_idx, launch.block, launch.grid, s.block.dynamic_shared,
                                 launch.dynamic_shared_bytes);
   }
-  bool ok = (launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0 ? s.run_loop(error)
-                                                                         : s.run_fibers(error);
+  const bool loop =
+      launch.whole_block || (launch.kernel->flags & SPECTRAL_HOST_KERNEL_USES_SYNC) == 0;
+  bool ok = loop ? s.run_loop(error) : s.run_fibers(error);
   running = nullptr;
   if (launch.checker != nullptr && launch.checker->has_finding()) {
     *error = launch.checker->describe_finding();  // here, off the fibers: it runs addr2line

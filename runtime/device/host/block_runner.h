@@ -9,7 +9,8 @@
 // reach): the launch fails with a description instead of hanging.
 //
 // A kernel .so that contains no barrier (see SPECTRAL_HOST_KERNEL_USES_SYNC)
-// runs its threads as a plain loop, without fibers.
+// runs its threads as a plain loop, without fibers; a phased one
+// (SPECTRAL_HOST_KERNEL_PHASED, GridLaunch::whole_block) runs a block per call.
 #pragma once
 
 #include "kernels_templates/host_abi.h"
@@ -52,6 +53,9 @@ struct GridLaunch {
   bool permute = false;
   bool order_reverse = false;
   uint64_t order_seed = 0;
+  /// The kernel is phased (host_emulation.h): one call runs each whole block,
+  /// its templates looping over the threads; no fibers.
+  bool whole_block = false;
 };
 
 class BlockRunner {

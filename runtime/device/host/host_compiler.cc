@@ -26,9 +26,28 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kOptions = {
-    "-O2", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno", "-pipe",
+    "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden", "-fno-math-errno",
+    "-ffp-contract=off",  // no fused multiply-adds: see kPhasedOptions
+    "-pipe",
     "-g1",  // line tables, for the checks' reports (the code is the same without)
 };
+
+/// A unit whose kernel is phased (phased_unit) is built for speed on this
+/// processor (the cache key names it), its other units for compile time.
+/// No auto-vectorization there: GCC 12's vectorizer turns complex
+/// multiplications into vfmaddsub wherever FMA or AVX-512 is on,
+/// -ffp-contract=off notwithstanding, and a template's phased form
+/// (vectorized by hand, host_lanes.h) and its per-thread form would then
+/// round differently.
+const std::vector<std::string> kPhasedOptions = {"-O3", "-march=native", "-fno-tree-vectorize"};
+const std::vector<std::string> kPlainOptions = {"-O2"};
+
+/// Every option of a unit but those of the checks.
+std::vector<std::string> options_for(bool phased) {
+  std::vector<std::string> options = phased ? kPhasedOptions : kPlainOptions;
+  options.insert(options.end(), kOptions.begin(), kOptions.end());
+  return options;
+}
 
 /// A unit built for the race and init checks (HostBuild::kCheckAccesses).
 const std::vector<std::string> kCheckOptions = {
@@ -167,8 +186,15 @@ StatusOr<HostCompiler> host_compiler() {
   return *probed;
 }
 
-std::string host_compile_options_key(HostBuild build) {
-  return join(kOptions) + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
+bool phased_unit(const std::string& source) {
+  constexpr const char* kMark = "SPECTRAL_HOST_PHASED;";
+  for (size_t at = source.find(kMark); at != std::string::npos; at = source.find(kMark, at + 1))
+    if (at == 0 || source[at - 1] == '\n') return true;
+  return false;
+}
+
+std::string host_compile_options_key(HostBuild build, bool phased) {
+  return join(options_for(phased)) + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
          " -include host_emulation.h templates=" + templates_digest() +
          " abi=" + std::to_string(SPECTRAL_HOST_ABI_VERSION);
 }
@@ -207,7 +233,8 @@ StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
     if (!out) return Status::error("cannot write the kernel source " + source_path);
   }
   std::vector<std::string> argv = compiler.command;
-  argv.insert(argv.end(), kOptions.begin(), kOptions.end());
+  const std::vector<std::string> options = options_for(phased_unit(source));
+  argv.insert(argv.end(), options.begin(), options.end());
   const std::vector<std::string> unit = {"-include", *templates + "/host_emulation.h", "-I",
                                          *templates, "-x", "c++", source_path, "-x", "none"};
   Status compiled = Status::ok();
@@ -221,7 +248,7 @@ StatusOr<std::vector<uint8_t>> compile_host_kernel(const HostCompiler& compiler,
     // ThreadSanitizer's own runtime).
     const std::string unit_object = *dir + "/" + entry + ".o";
     std::vector<std::string> compile = compiler.command;
-    for (const std::string& option : kOptions)
+    for (const std::string& option : options)
       if (option != "-shared") compile.push_back(option);
     for (const std::string& option : kCheckOptions)
       if (option[0] == '-') compile.push_back(option);

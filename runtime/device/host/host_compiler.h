@@ -30,9 +30,15 @@ StatusOr<HostCompiler> host_compiler();
 /// host_check_access.cc, which answers the instrumentation's calls.
 enum class HostBuild { kPlain, kCheckAccesses };
 
+/// Whether a line of `source` starts with SPECTRAL_HOST_PHASED; (the mark
+/// of a phased kernel, host_emulation.h): it is then built with -O3 for this
+/// processor, else with -O2 for any x86-64.
+bool phased_unit(const std::string& source);
+
 /// The options a kernel gets, as they enter the cache key (the per-process
-/// include directory is left out; the templates' digest stands for it).
-std::string host_compile_options_key(HostBuild build = HostBuild::kPlain);
+/// include directory is left out; the templates' digest stands for it);
+/// `phased` as phased_unit says of its source.
+std::string host_compile_options_key(HostBuild build = HostBuild::kPlain, bool phased = false);
 
 /// The source actually compiled: the unit and its SPECTRAL_HOST_ENTRY line.
 std::string host_unit_source(const std::string& unit, const std::string& entry);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 
 namespace spectral {
 namespace {
@@ -50,10 +51,29 @@ bool is_identifier(const std::string& name) {
   return true;
 }
 
+/// The machine kernels are built for: its architecture, and (as they are
+/// built with -march=native) its processor's model and feature flags, so a
+/// cache shared between machines never hands one another's code.
 std::string host_target() {
-  utsname machine{};
-  uname(&machine);
-  return std::string("host-") + machine.machine;
+  static const std::string target = [] {
+    utsname machine{};
+    uname(&machine);
+    std::string model, flags;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line) && (model.empty() || flags.empty());) {
+      const size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
+      if (key == "model name" && model.empty()) model = line.substr(colon + 1);
+      if (key == "flags" && flags.empty()) flags = line.substr(colon + 1);
+    }
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a of the feature flags
+    for (unsigned char c : flags) hash = (hash ^ c) * 1099511628211ull;
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
+    return std::string("host-") + machine.machine + model + " flags " + digest;
+  }();
+  return target;
 }
 
 StatusOr<std::shared_ptr<Kernel>> load_shared_object(const std::vector<uint8_t>& binary,
@@ -121,13 +141,30 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create() {
 }
 
 StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks) {
-  StatusOr<host::HostPool*> pool = host::HostPool::global();
-  if (!pool) return pool.status();
-  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks));
+  StatusOr<HostSchedule> schedule = schedule_from_environment();
+  if (!schedule) return schedule.status();
+  return create(checks, *schedule);
 }
 
-HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks)
-    : pool_(pool), checks_(checks) {
+StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks,
+                                                         HostSchedule schedule) {
+  StatusOr<host::HostPool*> pool = host::HostPool::global();
+  if (!pool) return pool.status();
+  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks, schedule));
+}
+
+StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
+  const char* text = std::getenv("SPECTRAL_HOST_SCHEDULE");
+  if (text == nullptr || *text == 0 || std::strcmp(text, "phased") == 0)
+    return HostSchedule::kPhased;
+  if (std::strcmp(text, "fibers") == 0) return HostSchedule::kFibers;
+  return Status::error(std::string("SPECTRAL_HOST_SCHEDULE=") + text +
+                       ": expected phased (the default) or fibers");
+}
+
+HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks,
+                       HostSchedule schedule)
+    : pool_(pool), checks_(checks), phased_(schedule == HostSchedule::kPhased && !checks.any()) {
   if (checks.accesses()) checker_ = std::make_unique<host::AccessChecker>(checks.race, checks.init);
 }
 
@@ -138,7 +175,8 @@ HostDevice::~HostDevice() {
 
 std::string HostDevice::name() const {
   return "host (" + std::to_string(pool_->threads()) + " threads" +
-         (checks_.any() ? ", checking " + checks_.describe() : "") + ")";
+         (checks_.any() ? ", checking " + checks_.describe() : "") +
+         (phased_ || checks_.any() ? "" : ", fibers only") + ")";
 }
 
 StatusOr<void*> HostDevice::allocate(size_t bytes) {
@@ -224,7 +262,8 @@ StatusOr<std::shared_ptr<Kernel>> HostDevice::load(const KernelSource& given) {
   const std::string unit = host::host_unit_source(source.source, source.entry);
   const host::HostBuild build =
       checks_.accesses() ? host::HostBuild::kCheckAccesses : host::HostBuild::kPlain;
-  const CacheKey key{unit, host::host_compile_options_key(build), host_target(), compiler->version};
+  const CacheKey key{unit, host::host_compile_options_key(build, host::phased_unit(unit)),
+                     host_target(), compiler->version};
   auto compile = [&]() { return host::compile_host_kernel(*compiler, unit, source.entry, build); };
   KernelCache& cache = KernelCache::global();
   bool compiled = false;
@@ -299,6 +338,7 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
   context.permute = permute;
   context.order_reverse = checks_.order_reverse;
   context.order_seed = checks_.order_seed;
+  context.phased = phased_;
   const auto& host_kernel = static_cast<const HostKernel&>(kernel);
   const int result = host_kernel.launch_fn()(&context.table, {grid.x, grid.y, grid.z},
                                              {block.x, block.y, block.z}, dynamic_shared_bytes,

@@ -12,6 +12,9 @@
 //   SPECTRAL_HOST_THREADS     OS threads running blocks (default: hardware threads)
 //   SPECTRAL_HOST_STACK_SIZE  stack per CUDA thread, e.g. 128K (default 64K)
 //   SPECTRAL_HOST_CHECK       check modes, e.g. bounds (host_checks.h; default none)
+//   SPECTRAL_HOST_SCHEDULE    phased (default): a phased kernel (host_emulation.h)
+//                             runs a block per call, its templates looping over the
+//                             threads; fibers: every kernel's threads as fibers
 #pragma once
 
 #include "runtime/device/device.h"
@@ -32,17 +35,27 @@ class AccessChecker;
 class HostPool;
 }
 
+/// How the host device runs the threads of a phased kernel (host_emulation.h).
+/// Under any check they run as fibers, whatever the schedule.
+enum class HostSchedule { kPhased, kFibers };
+
 class HostDevice final : public Device {
  public:
   /// Limits a launch is checked against (CUDA's, so host runs catch what a GPU would reject).
   static constexpr uint32_t kMaxThreadsPerBlock = 1024;
   static constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
 
-  /// Fails when SPECTRAL_HOST_THREADS, SPECTRAL_HOST_STACK_SIZE or
-  /// SPECTRAL_HOST_CHECK is invalid.
+  /// Fails when SPECTRAL_HOST_THREADS, SPECTRAL_HOST_STACK_SIZE,
+  /// SPECTRAL_HOST_CHECK or SPECTRAL_HOST_SCHEDULE is invalid.
   static StatusOr<std::unique_ptr<HostDevice>> create();
   /// With `checks` rather than SPECTRAL_HOST_CHECK's.
   static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks);
+  /// With `checks` and `schedule` rather than the environment's.
+  static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks,
+                                                      HostSchedule schedule);
+  /// SPECTRAL_HOST_SCHEDULE's schedule (unset or empty: phased); an error
+  /// names the variable.
+  static StatusOr<HostSchedule> schedule_from_environment();
   ~HostDevice() override;
 
   std::string name() const override;
@@ -58,7 +71,7 @@ class HostDevice final : public Device {
   Status synchronize() override;
 
  private:
-  HostDevice(host::HostPool* pool, const host::HostChecks& checks);
+  HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule);
   /// One run of a loaded kernel's grid; `permute`: in the order check's order.
   Status run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
              void** args, bool permute);
@@ -73,6 +86,7 @@ class HostDevice final : public Device {
 
   host::HostPool* pool_;
   const host::HostChecks checks_;
+  const bool phased_;  // phased kernels run a block per call
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_

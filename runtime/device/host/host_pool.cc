@@ -160,6 +160,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.permute = context.permute;
     launch.order_reverse = context.order_reverse;
     launch.order_seed = context.order_seed;
+    launch.whole_block = context.phased && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED) != 0;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };

@@ -38,6 +38,7 @@ struct LaunchContext {
   bool permute = false;              // GridLaunch::permute and its order
   bool order_reverse = false;
   uint64_t order_seed = 0;
+  bool phased = false;  // a phased kernel (SPECTRAL_HOST_KERNEL_PHASED) runs a block per call
 };
 
 class HostPool {

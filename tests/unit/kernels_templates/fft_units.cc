@@ -92,7 +92,11 @@ StatusOr<Program> axis_program(FftKind kind, int64_t outer, int64_t n, int64_t i
 }
 
 std::vector<uint8_t> run_program(Program program, const HostTensor& input) {
-  StatusOr<std::unique_ptr<Executable>> executable = Executable::load(std::move(program), device());
+  return run_program(std::move(program), input, device());
+}
+
+std::vector<uint8_t> run_program(Program program, const HostTensor& input, Device& on) {
+  StatusOr<std::unique_ptr<Executable>> executable = Executable::load(std::move(program), on);
   if (!executable) {
     ADD_FAILURE() << executable.status().message();
     return {};

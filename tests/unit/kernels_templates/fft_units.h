@@ -27,6 +27,8 @@ StatusOr<Program> axis_program(planning::FftKind kind, int64_t outer, int64_t n,
 /// Runs `program` once on the host device with one input and returns its
 /// first output's bytes; fails the test (and returns nothing) on error.
 std::vector<uint8_t> run_program(Program program, const HostTensor& input);
+/// The same on `on`.
+std::vector<uint8_t> run_program(Program program, const HostTensor& input, Device& on);
 
 /// The kernels of `program`, each with the most threads per block any of its
 /// launches uses (for the NVRTC gate).

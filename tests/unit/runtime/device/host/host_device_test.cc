@@ -281,5 +281,132 @@ TEST(HostDevice, EmbeddedTemplatesAreFoundAndMaterialized) {
   }
 }
 
+
+// A unit saying SPECTRAL_HOST_PHASED, with a template of its own in both
+// forms: per thread (with a barrier), and phased (the block in one call).
+// `calls` counts the kernel's calls; `out[i]` gets thread i's value reversed
+// within its block.
+constexpr const char* kPhasedUnit = R"(
+template <typename T>
+__device__ void reverse_block(const T* in, T* out) {
+  const int base = blockIdx.x * blockDim.x, n = blockDim.x;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (int t = 0; t < n; ++t) out[base + t] = in[base + n - 1 - t];
+    return;
+  }
+#endif
+  T value = in[base + n - 1 - threadIdx.x];
+  __syncthreads();
+  out[base + threadIdx.x] = value;
+}
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void phased_reverse(const float* in, float* out, int* calls) {
+  atomicAdd(calls, 1);
+  reverse_block(in, out);
+}
+)";
+
+/// Runs phased_reverse over 3 blocks of 64 on `device`: the kernel's calls.
+int phased_reverse_calls(HostDevice& device) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kPhasedUnit, "phased_reverse"});
+  EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
+  if (!kernel) return -1;
+  std::vector<float> values(192);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = float(i);
+  void* in = *device.allocate(values.size() * 4);
+  void* out = *device.allocate(values.size() * 4);
+  void* calls = *device.allocate(4);
+  EXPECT_TRUE(device.copy_to_device(in, values.data(), values.size() * 4).is_ok());
+  EXPECT_TRUE(device.fill_zero(calls, 4).is_ok());
+  void* args[] = {&in, &out, &calls};
+  Status status = device.launch(**kernel, {3, 1, 1}, {64, 1, 1}, 0, args);
+  EXPECT_TRUE(status.is_ok()) << status.message();
+  std::vector<float> got(values.size());
+  int count = 0;
+  EXPECT_TRUE(device.copy_to_host(got.data(), out, got.size() * 4).is_ok());
+  EXPECT_TRUE(device.copy_to_host(&count, calls, 4).is_ok());
+  for (int i = 0; i < 192; ++i) EXPECT_EQ(got[i], float(i / 64 * 64 + 63 - i % 64)) << i;
+  for (void* p : {in, out, calls}) EXPECT_TRUE(device.release(p).is_ok());
+  return count;
+}
+
+TEST(HostDevice, PhasedKernelsRunABlockPerCallUnlessFibersOrChecksAreAsked) {
+  StatusOr<std::unique_ptr<HostDevice>> phased =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kPhased);
+  StatusOr<std::unique_ptr<HostDevice>> fibers =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
+  host::HostChecks bounds;
+  bounds.bounds = true;
+  StatusOr<std::unique_ptr<HostDevice>> checked = HostDevice::create(bounds, HostSchedule::kPhased);
+  ASSERT_TRUE(phased && fibers && checked);
+  EXPECT_EQ(phased_reverse_calls(**phased), 3);  // one call per block
+  EXPECT_EQ(phased_reverse_calls(**fibers), 3 * 64);
+  EXPECT_EQ(phased_reverse_calls(**checked), 3 * 64);
+  EXPECT_NE((*fibers)->name().find("fibers only"), std::string::npos) << (*fibers)->name();
+  EXPECT_EQ((*phased)->name().find("fibers"), std::string::npos) << (*phased)->name();
+}
+
+TEST(HostDevice, PhasedUnitWhoseTemplatesTookNoBlockFailsItsLaunch) {
+  // Both say SPECTRAL_HOST_PHASED, but nothing asks take_whole_block(): run
+  // once per block, they would write only thread 0's element.
+  const std::string unit = R"(
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void not_phased(float* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+}
+extern "C" __global__ void not_phased_with_barrier(float* out) {
+  out[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;
+  __syncthreads();
+}
+)";
+  StatusOr<std::unique_ptr<HostDevice>> device =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kPhased);
+  ASSERT_TRUE(device);
+  for (auto [entry, expected] :
+       {std::pair<const char*, const char*>{"not_phased",
+                                            "no template it called ran the whole block"},
+        {"not_phased_with_barrier",
+         "reached __syncthreads while running a whole block: its unit says SPECTRAL_HOST_PHASED"}}) {
+    StatusOr<std::shared_ptr<Kernel>> kernel = (*device)->load({unit, entry});
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    void* out = *(*device)->allocate(256);
+    void* args[] = {&out};
+    Status status = (*device)->launch(**kernel, {2, 1, 1}, {32, 1, 1}, 0, args);
+    ASSERT_FALSE(status.is_ok()) << entry;
+    EXPECT_NE(status.message().find(expected), std::string::npos) << status.message();
+    EXPECT_NE(status.message().find(entry), std::string::npos) << status.message();
+    EXPECT_TRUE((*device)->release(out).is_ok());
+  }
+}
+
+TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
+  EXPECT_TRUE(host::phased_unit("SPECTRAL_HOST_PHASED;\nextern \"C\" ..."));
+  EXPECT_TRUE(host::phased_unit("#include \"fft_stockham.cuh\"\nSPECTRAL_HOST_PHASED;\n"));
+  EXPECT_FALSE(host::phased_unit("// says SPECTRAL_HOST_PHASED; in a comment\n"));
+  EXPECT_FALSE(host::phased_unit(kernel_file("saxpy_2d.cu")));
+  // Phased units are built for this processor, the others for any x86-64.
+  EXPECT_NE(host::host_compile_options_key(host::HostBuild::kPlain, true),
+            host::host_compile_options_key(host::HostBuild::kPlain, false));
+}
+
+TEST(HostDevice, ScheduleFromTheEnvironment) {
+  for (auto [text, expected] : {std::pair<const char*, HostSchedule>{"", HostSchedule::kPhased},
+                                {"phased", HostSchedule::kPhased},
+                                {"fibers", HostSchedule::kFibers}}) {
+    setenv("SPECTRAL_HOST_SCHEDULE", text, 1);
+    StatusOr<HostSchedule> schedule = HostDevice::schedule_from_environment();
+    ASSERT_TRUE(schedule) << text;
+    EXPECT_EQ(*schedule, expected) << text;
+  }
+  setenv("SPECTRAL_HOST_SCHEDULE", "loops", 1);
+  StatusOr<HostSchedule> bad = HostDevice::schedule_from_environment();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("SPECTRAL_HOST_SCHEDULE=loops"), std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(HostDevice::create());
+  unsetenv("SPECTRAL_HOST_SCHEDULE");
+}
+
 }  // namespace
 }  // namespace spectral::testing
