@@ -17,6 +17,7 @@
 // over its work items, a SIMD width of them at once (host_lanes.h).
 #pragma once
 
+#include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
 #include "fft_complex.cuh"
 #include "fft_radix.cuh"
 #if defined(SPECTRAL_HOST_EMULATION)

@@ -20,10 +20,13 @@
 // the fusion hooks, as in the FFT templates. Sum and Mean also take
 // cplx<T> accumulators (complex sums shuffle their two parts).
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: reduce_rows, reduce_partials and reduce_final have a phased form
+// (host_emulation.h, "Phased kernels"): each thread's fold in turn, then
+// row_reduce's shuffle tree as loops (row_reduce_phased), the same operations
+// on the same operands.
 #pragma once
 
+#include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
 #include "fft_complex.cuh"
 
 namespace spectral_reduce {
@@ -149,6 +152,36 @@ __device__ __forceinline__ V row_reduce(V value, Op op) {
   return value;
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The phased form of row_reduce (host_emulation.h) for one block row:
+/// `values` holds its BLOCK_X threads' values (and is overwritten); returns
+/// the row's result. In a warp_reduce, lane l < m combines its value with
+/// lane l + m's for each lane mask m from the top: the loops below are those
+/// operations, in order, up to lane 0's result. Every lane of a row ends with
+/// the same value (each pair of lanes combines the same two values, and the
+/// ops are commutative; only a maximum of +0 and -0, or of two NaNs, may
+/// differ in the zero's sign or the NaN's payload), so lane 0's stands for
+/// the row's.
+template <int BLOCK_X, typename V, typename Op>
+__forceinline__ V row_reduce_phased(V* values, Op op) {
+  constexpr int WIDTH = BLOCK_X < 32 ? BLOCK_X : 32;
+  for (int base = 0; base < BLOCK_X; base += WIDTH)
+    for (int m = WIDTH / 2; m > 0; m /= 2)
+      for (int lane = 0; lane < m; ++lane)
+        values[base + lane] = op(values[base + lane], values[base + lane + m]);
+  if constexpr (BLOCK_X > 32) {
+    constexpr int WARPS = BLOCK_X / 32;
+    V partials[32];
+    for (int lane = 0; lane < 32; ++lane)
+      partials[lane] = lane < WARPS ? values[32 * lane] : op.identity();
+    for (int m = 16; m > 0; m /= 2)
+      for (int lane = 0; lane < m; ++lane) partials[lane] = op(partials[lane], partials[lane + m]);
+    return partials[0];
+  }
+  return values[0];
+}
+#endif
+
 /// acc = fold(acc, get(i)) for i = first, first + step, ... < end, in that
 /// order; loads are issued four at a time.
 template <typename V, typename Fold, typename Get>
@@ -163,6 +196,16 @@ __device__ __forceinline__ V fold_strided(V acc, long long first, long long end,
   return acc;
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The phased forms' first phase: values[t] = thread t's fold_strided from
+/// `init` over first + t, first + t + step, ... < end, for t < THREADS.
+template <int THREADS, typename V, typename Fold, typename Get>
+__forceinline__ void fold_each_thread(V* values, V init, long long first, long long end,
+                                      long long step, Fold fold, Get get) {
+  for (int t = 0; t < THREADS; ++t) values[t] = fold_strided(init, first + t, end, step, fold, get);
+}
+#endif
+
 /// The rows of this block, row = first + threadIdx.y, for every `first` a
 /// multiple of ROWS: grid-stride, and the same count of iterations for every
 /// thread of the block (the body may have barriers).
@@ -175,11 +218,33 @@ __device__ __forceinline__ void for_each_block_rows(long long rows, Body body) {
   }
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The phased form of for_each_block_rows: body(row) for each row of the
+/// block below `rows`, in the order the block rows take them.
+template <int ROWS, typename Body>
+__forceinline__ void for_each_row_phased(long long rows, Body body) {
+  for (long long first = (long long)blockIdx.x * ROWS; first < rows;
+       first += (long long)gridDim.x * ROWS)
+    for (long long row = first; row < first + ROWS && row < rows; ++row) body(row);
+}
+#endif
+
 /// Row reduction of [rows, n]: store(row, op.finish(op over load(row, i), n)).
 /// Block (BLOCK_X, ROWS); any grid (rows are grid-strided). A is the
 /// accumulator type; load's values are converted to it.
 template <int BLOCK_X, int ROWS, typename A, typename Op, typename Load, typename Store>
 __device__ void reduce_rows(long long rows, long long n, Op op, Load load, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for_each_row_phased<ROWS>(rows, [&](long long row) {
+      A values[BLOCK_X];
+      fold_each_thread<BLOCK_X>(values, op.identity(), 0, n, BLOCK_X, op,
+                                [&](long long i) { return A(load(row, i)); });
+      store(row, op.finish(row_reduce_phased<BLOCK_X>(values, op), n));
+    });
+    return;
+  }
+#endif
   for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
     A acc = op.identity();
     if (active)
@@ -196,6 +261,15 @@ __device__ void reduce_rows(long long rows, long long n, Op op, Load load, Store
 template <int BLOCK, typename A, typename Op, typename Load, typename Store>
 __device__ void reduce_partials(long long n, Op op, Load load, Store store) {
   const long long step = (long long)gridDim.x * BLOCK;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    A values[BLOCK];
+    fold_each_thread<BLOCK>(values, op.identity(), (long long)blockIdx.x * BLOCK, n, step, op,
+                            [&](long long i) { return A(load(i)); });
+    store((long long)blockIdx.x, row_reduce_phased<BLOCK>(values, op));
+    return;
+  }
+#endif
   A acc = fold_strided(op.identity(), (long long)blockIdx.x * BLOCK + threadIdx.x, n, step, op,
                        [&](long long i) { return A(load(i)); });
   acc = row_reduce<BLOCK, 1>(acc, op);
@@ -208,6 +282,15 @@ __device__ void reduce_partials(long long n, Op op, Load load, Store store) {
 /// partials (the mean's divisor).
 template <int BLOCK, typename A, typename Op, typename Load, typename Store>
 __device__ void reduce_final(long long count, long long total, Op op, Load load, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    A values[BLOCK];
+    fold_each_thread<BLOCK>(values, op.identity(), 0, count, BLOCK, op,
+                            [&](long long i) { return A(load(i)); });
+    store(0LL, op.finish(row_reduce_phased<BLOCK>(values, op), total));
+    return;
+  }
+#endif
   A acc = fold_strided(op.identity(), (long long)threadIdx.x, count, BLOCK, op,
                        [&](long long i) { return A(load(i)); });
   acc = row_reduce<BLOCK, 1>(acc, op);

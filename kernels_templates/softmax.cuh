@@ -10,8 +10,8 @@
 // per block). IEEE cases follow PyTorch: -inf entries give 0 (or -inf), a
 // row of only -inf or with a NaN gives NaN, a +inf gives NaN.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: softmax_rows has a phased form (host_emulation.h, "Phased kernels"),
+// through reduce.cuh's row_reduce_phased.
 #pragma once
 
 #include "reduce.cuh"
@@ -90,16 +90,31 @@ __device__ __forceinline__ A logsumexp(MaxSum<A> v) {
 /// any grid (rows are grid-strided). A is the compute type.
 template <int BLOCK_X, int ROWS, bool LOG, typename A, typename Load, typename Store>
 __device__ void softmax_rows(long long rows, long long n, Load load, Store store) {
-  for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
-    const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
-    if (!active) return;
-    // (x - max) - log(sum), not x - (max + log(sum)): max + log(sum) would
-    // round away log(sum)'s low bits when |max| is large.
+  // (x - max) - log(sum), not x - (max + log(sum)): max + log(sum) would
+  // round away log(sum)'s low bits when |max| is large.
+  auto write = [&](long long row, MaxSum<A> ms, long long first, long long step) {
     const A log_sum = log(ms.sum), scale = A(1) / ms.sum;
-    for (long long i = threadIdx.x; i < n; i += BLOCK_X) {
+    for (long long i = first; i < n; i += step) {
       const A shifted = A(load(row, i)) - ms.max;
       store(row, i, LOG ? shifted - log_sum : exp(shifted) * scale);
     }
+  };
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for_each_row_phased<ROWS>(rows, [&](long long row) {
+      MaxSumOp<A> op;
+      MaxSum<A> values[BLOCK_X];
+      fold_each_thread<BLOCK_X>(values, op.identity(), 0, n, BLOCK_X,
+                                [&](MaxSum<A> a, A x) { return op.push(a, x); },
+                                [&](long long i) { return A(load(row, i)); });
+      write(row, row_reduce_phased<BLOCK_X>(values, op), 0, 1);
+    });
+    return;
+  }
+#endif
+  for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
+    const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
+    if (active) write(row, ms, threadIdx.x, BLOCK_X);
   });
 }
 

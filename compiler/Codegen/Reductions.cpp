@@ -161,11 +161,13 @@ using Ends = std::initializer_list<const ElementEnd *>;
 /// definitions and `functors` in an anonymous namespace, then the entry
 /// `entry(params) { body }`.
 KernelSource unitOf(const std::string &header, Ends ends, const std::string &functors,
-                    const std::string &entry, const std::string &params, const std::string &body) {
+                    const std::string &entry, const std::string &params, const std::string &body,
+                    bool phased = false) {
   std::string text = "#include \"" + header + "\"\n";
   for (const ElementEnd *end : ends)
     if (!end->include.empty() && text.find("\"" + end->include + "\"") == std::string::npos)
       text += "#include \"" + end->include + "\"\n";
+  if (phased) text += "SPECTRAL_HOST_PHASED;\n";  // the body is one phased template's call
   text += "\nnamespace {\n";
   for (const ElementEnd *end : ends) text += end->definition;
   return {text + functors + "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(" +
@@ -254,7 +256,8 @@ void reduceFlat(CodegenContext &context, Operation *op, Kind kind, DType dtype, 
             storeFunctor("Store", partials, t, "long long i", ""),
         input.partials + load.tag, paramsOf({&load, &partials}, {"long long n"}),
         "  spectral_reduce::reduce_partials<" + block + ", " + a + ">(n, " + opType(first, a) +
-            "(), Load{" + load.init + "}, Store{" + partials.init + "});\n");
+            "(), Load{" + load.init + "}, Store{" + partials.init + "});\n",
+      true);
     int kernel = builder.addKernel(unit, where, load.bytes, bytesOf(dtype, count));
     builder.launch(kernel, {uint32_t(count), 1, 1}, {uint32_t(kGridBlock), 1, 1}, 0,
                    argsOf({&load, &partials}, {StepArg::i64(n)}), where);
@@ -269,7 +272,8 @@ void reduceFlat(CodegenContext &context, Operation *op, Kind kind, DType dtype, 
           store.tag,
       paramsOf({&load, &store}, {"long long count", "long long total"}),
       "  spectral_reduce::reduce_final<" + block + ", " + a + ">(count, total, " +
-          opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n");
+          opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n",
+      true);
   int kernel = builder.addKernel(unit, where, load.bytes, store.bytes);
   builder.launch(kernel, {1, 1, 1}, {uint32_t(kGridBlock), 1, 1}, 0,
                  argsOf({&load, &store}, {StepArg::i64(count), StepArg::i64(n)}), where);
@@ -303,7 +307,8 @@ void lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value x,
         prefix + layout.name() + load.tag + store.tag, paramsOf({&load, &store}),
         "  spectral_reduce::reduce_rows<" + std::to_string(rb.x) + ", " +
             std::to_string(rb.rows) + ", " + a + ">(" + lit(rows) + ", " + lit(n) + ", " +
-            opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n");
+            opType(kind, a) + "(), Load{" + load.init + "}, Store{" + store.init + "});\n",
+      true);
     int kernel = builder.addKernel(unit, where, load.bytes, store.bytes);
     builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0, argsOf({&load, &store}), where);
     return;
@@ -331,7 +336,8 @@ void lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value x,
       paramsOf({&load}, {t + "* __restrict__ partials"}),
       "  spectral_reduce::reduce_rows<" + std::to_string(rb.x) + ", " + std::to_string(rb.rows) +
           ", " + a + ">(" + lit(rows * chunks) + ", " + lit(length) + ", " + opType(first, a) +
-          "(), Load{" + load.init + "}, Store{partials});\n");
+          "(), Load{" + load.init + "}, Store{partials});\n",
+      true);
   int scratch = context.newScratch(op, dtype, rows * chunks);
   int kernel = builder.addKernel(unit, where, load.bytes, bytesOf(dtype, rows * chunks));
   builder.launch(kernel, gridFor(rows * chunks, rb.rows), rb.block(), 0,
@@ -350,7 +356,8 @@ void lowerReduce(CodegenContext &context, Operation *op, Kind kind, Value x,
       "const " + t + "* __restrict__ partials, " + paramsOf({&store}),
       "  spectral_reduce::reduce_rows<" + std::to_string(fb.x) + ", " + std::to_string(fb.rows) +
           ", " + a + ">(" + lit(rows) + ", " + lit(chunks) + ", Op(), spectral_reduce::RowLoad<" +
-          t + ">{partials, " + lit(chunks) + "}, Store{" + store.init + "});\n");
+          t + ">{partials, " + lit(chunks) + "}, Store{" + store.init + "});\n",
+      true);
   kernel = builder.addKernel(unit, where, bytesOf(dtype, rows * chunks), store.bytes);
   std::vector<StepArg> args{StepArg::of_buffer(scratch)};
   for (const StepArg &arg : store.args) args.push_back(arg);
@@ -392,7 +399,8 @@ void lowerSoftmax(CodegenContext &context, Operation *op, Value x, int64_t axis,
       entry, paramsOf({&load, &store}),
       "  spectral_reduce::softmax_rows<" + std::to_string(rb.x) + ", " +
           std::to_string(rb.rows) + ", " + (log ? "true" : "false") + ", " + t + ">(" +
-          lit(rows) + ", " + lit(n) + ", Load{" + load.init + "}, Store{" + store.init + "});\n");
+          lit(rows) + ", " + lit(n) + ", Load{" + load.init + "}, Store{" + store.init + "});\n",
+      true);
   std::string where = describeLaunch(&load, op, &store);
   int kernel = context.builder.addKernel(unit, where, load.bytes, store.bytes);
   context.builder.launch(kernel, gridFor(rows, rb.rows), rb.block(), 0,

@@ -2,12 +2,13 @@
 //
 // A phased kernel (host_emulation.h, "Phased kernels") runs a whole block per
 // call on the host, its templates looping over the threads; the rest of the
-// suite runs that way. Here each planned FFT whose units say
+// suite runs that way. Here each planned FFT and reduction whose units say
 // SPECTRAL_HOST_PHASED runs on a second host device with
 // SPECTRAL_HOST_SCHEDULE=fibers as well (every CUDA thread a fiber, as on a
 // GPU), and the two results must be identical, bit for bit.
 #include "tests/unit/kernels_templates/fft_units.h"
 #include "tests/unit/kernels_templates/kernel_test_util.h"
+#include "tests/unit/kernels_templates/reduce_units.h"
 
 #include "runtime/device/host/host_device.h"
 
@@ -35,10 +36,16 @@ HostDevice& fibers() {
   return *device;
 }
 
+/// True when the test device is the host device with its default schedule.
+bool phased_host() {
+  return device().name().rfind("host", 0) == 0 &&
+         device().name().find("fibers only") == std::string::npos;
+}
+
 /// Runs `program` phased and with fibers on random input; both results must
 /// be the same bytes, and at least one kernel must be phased.
 void expect_same_both_ways(const Program& program) {
-  if (device().name().rfind("host", 0) != 0 || device().name().find("fibers only") != std::string::npos)
+  if (!phased_host())
     GTEST_SKIP() << "the test device (" << device().name() << ") is not the phased host device";
   int phased = 0;
   for (const auto& [source, threads] : kernels_of(program))
@@ -108,6 +115,93 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
     expect_same_both_ways(axis(FftKind::kDct2, 5, 64, 1, wide));
     expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, wide));
   }
+}
+
+/// Random values of T (uniform in [-1, 1), and a few equal ones, so that
+/// maxima tie), as bytes.
+template <typename T>
+std::vector<uint8_t> random_bytes(size_t count, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<T> values(count);
+  for (size_t i = 0; i < count; ++i) values[i] = i % 17 == 3 ? T(0.75) : T(uniform(rng));
+  std::vector<uint8_t> bytes(count * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+/// Launches `source` on `on` with (input, output of `out_bytes`, scalars...)
+/// and returns the output's bytes.
+std::vector<uint8_t> run_unit(Device& on, const KernelSource& source, Dim3 grid, Dim3 block,
+                              const std::vector<uint8_t>& input, size_t out_bytes,
+                              std::vector<void*> scalars) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = on.load(source);
+  EXPECT_TRUE(bool(kernel)) << kernel.status().message();
+  if (!kernel) return {};
+  void* in = *on.allocate(input.size());
+  void* out = *on.allocate(out_bytes);
+  EXPECT_TRUE(on.copy_to_device(in, input.data(), input.size()).is_ok());
+  EXPECT_TRUE(on.fill_zero(out, out_bytes).is_ok());
+  std::vector<void*> args = {&in, &out};
+  args.insert(args.end(), scalars.begin(), scalars.end());
+  Status status = on.launch(**kernel, grid, block, 0, args.data());
+  EXPECT_TRUE(status.is_ok()) << source.entry << ": " << status.message();
+  std::vector<uint8_t> result(out_bytes);
+  EXPECT_TRUE(on.copy_to_host(result.data(), out, out_bytes).is_ok());
+  EXPECT_TRUE(on.release(in).is_ok());
+  EXPECT_TRUE(on.release(out).is_ok());
+  return result;
+}
+
+/// run_unit phased and with fibers: the same bytes.
+void expect_unit_same_both_ways(const KernelSource& source, Dim3 grid, Dim3 block,
+                                const std::vector<uint8_t>& input, size_t out_bytes,
+                                std::vector<void*> scalars) {
+  ASSERT_NE(source.source.find("SPECTRAL_HOST_PHASED;"), std::string::npos) << source.entry;
+  const std::vector<uint8_t> loops = run_unit(device(), source, grid, block, input, out_bytes, scalars);
+  const std::vector<uint8_t> fibered = run_unit(fibers(), source, grid, block, input, out_bytes, scalars);
+  ASSERT_EQ(loops.size(), fibered.size());
+  size_t first = 0;
+  while (first < loops.size() && loops[first] == fibered[first]) ++first;
+  EXPECT_EQ(first, loops.size()) << source.entry << ": the phased and the fiber runs differ from byte "
+                                 << first << " of " << loops.size();
+}
+
+// Every row block shape (sub-warp rows, a warp, two warps, a block per row),
+// rows left over in the last block, and a grid smaller than the rows (each
+// block takes several in turn).
+template <typename T>
+void reductions_both_ways() {
+  const std::string type = cuda_type<T>();
+  for (const RowBlock& shape : row_blocks(type)) {
+    SCOPED_TRACE(type + " block " + std::to_string(shape.x) + "x" + std::to_string(shape.rows));
+    long long rows = 3 * shape.rows + 5, n = 700;
+    T scale = T(0.5);
+    const std::vector<uint8_t> x = random_bytes<T>(size_t(rows * n), 11);
+    for (int op : {kSum, kMean, kMax})
+      expect_unit_same_both_ways(reduce_rows_unit(type, shape), {2, 1, 1},
+                                 {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                                 size_t(rows) * sizeof(T), {&rows, &n, &scale, &op});
+    for (int log_softmax : {0, 1})
+      expect_unit_same_both_ways(softmax_unit(type, shape), {2, 1, 1},
+                                 {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                                 x.size(), {&rows, &n, &log_softmax});
+  }
+  long long n = 100000, count = 7, total = n;
+  const std::vector<uint8_t> x = random_bytes<T>(size_t(n), 12);
+  for (int op : {kSum, kMean, kMax}) {
+    expect_unit_same_both_ways(reduce_partials_unit(type), {uint32_t(count), 1, 1},
+                               {kGridBlock, 1, 1}, x, size_t(count) * sizeof(T), {&n, &op});
+    expect_unit_same_both_ways(reduce_final_unit(type), {1, 1, 1}, {kGridBlock, 1, 1}, x,
+                               sizeof(T), {&count, &total, &op});
+  }
+}
+
+TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
+  if (!phased_host())
+    GTEST_SKIP() << "the test device (" << device().name() << ") is not the phased host device";
+  reductions_both_ways<float>();
+  reductions_both_ways<double>();
 }
 
 }  // namespace

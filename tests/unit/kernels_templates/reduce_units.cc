@@ -1,4 +1,5 @@
 // reduce_units.cc - instantiation units for the reduction, softmax and loss templates.
+// Those whose templates have a phased form say SPECTRAL_HOST_PHASED, as codegen's do.
 #include "tests/unit/kernels_templates/reduce_units.h"
 
 #include "tests/unit/kernels_templates/kernel_test_util.h"
@@ -52,6 +53,7 @@ const std::vector<CrossEntropyUnit>& cross_entropy_units() {
 
 KernelSource reduce_rows_unit(const std::string& type, RowBlock block) {
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 struct ScaledRows {
   const $TYPE* x;
   long long n;
@@ -75,6 +77,7 @@ KernelSource reduce_partials_unit(const std::string& type) {
   std::map<std::string, std::string> values = values_for(type);
   values["$BLOCK"] = std::to_string(kGridBlock);
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void reduce_partials_$NAME(const $TYPE* x, $TYPE* partials, long long n,
     int op) {
   FlatLoad<$TYPE> load{x};
@@ -90,6 +93,7 @@ KernelSource reduce_final_unit(const std::string& type) {
   std::map<std::string, std::string> values = values_for(type);
   values["$BLOCK"] = std::to_string(kGridBlock);
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void reduce_final_$NAME(const $TYPE* partials, $TYPE* out, long long count,
     long long total, int op) {
   FlatLoad<$TYPE> load{partials};
@@ -104,6 +108,7 @@ extern "C" __global__ void reduce_final_$NAME(const $TYPE* partials, $TYPE* out,
 
 KernelSource softmax_unit(const std::string& type, RowBlock block) {
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void softmax_$NAME_$BXx$ROWS(const $TYPE* x, $TYPE* y, long long rows,
     long long n, int log_softmax) {
   RowLoad<$TYPE> load{x, n};
