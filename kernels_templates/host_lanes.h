@@ -23,8 +23,9 @@ struct lanes {
   vector v;
 
   lanes() = default;
-  /// Every lane `value`, rounded to T once (as T(value) would be).
-  __forceinline__ lanes(double value) : v(vector{} + T(value)) {}
+  /// Every lane `value`, rounded to T once (as T(value) would be); -0 stays
+  /// -0 (x - 0 is x for every x, where -0 + 0 would be +0).
+  __forceinline__ lanes(double value) : v(T(value) - vector{}) {}
 
   __forceinline__ T& operator[](int lane) { return reinterpret_cast<T*>(&v)[lane]; }
   __forceinline__ T operator[](int lane) const { return reinterpret_cast<const T*>(&v)[lane]; }
@@ -52,47 +53,41 @@ constexpr int kLaneBytes = 16;
 template <typename T>
 using wide_lanes = lanes<T, int(kLaneBytes / sizeof(T))>;
 
-namespace detail {
-template <typename T, int BYTES = kLaneBytes> struct shuffles;
-template <> struct shuffles<float, 32> {
-  typedef int mask __attribute__((vector_size(32)));
-  static constexpr mask even = {0, 2, 4, 6, 8, 10, 12, 14}, odd = {1, 3, 5, 7, 9, 11, 13, 15};
-  static constexpr mask low = {0, 8, 1, 9, 2, 10, 3, 11}, high = {4, 12, 5, 13, 6, 14, 7, 15};
-};
-template <> struct shuffles<double, 32> {
-  typedef long long mask __attribute__((vector_size(32)));
-  static constexpr mask even = {0, 2, 4, 6}, odd = {1, 3, 5, 7};
-  static constexpr mask low = {0, 4, 1, 5}, high = {2, 6, 3, 7};
-};
-template <> struct shuffles<float, 16> {
-  typedef int mask __attribute__((vector_size(16)));
-  static constexpr mask even = {0, 2, 4, 6}, odd = {1, 3, 5, 7};
-  static constexpr mask low = {0, 4, 1, 5}, high = {2, 6, 3, 7};
-};
-template <> struct shuffles<double, 16> {
-  typedef long long mask __attribute__((vector_size(16)));
-  static constexpr mask even = {0, 2}, odd = {1, 3};
-  static constexpr mask low = {0, 2}, high = {1, 3};
-};
-}  // namespace detail
-
 /// The real and imaginary parts of the V complex values at `p` (pairs of T).
+/// __builtin_shufflevector: GCC 12 and clang alike.
 template <typename T>
 __forceinline__ void load_pairs(const T* p, wide_lanes<T>& re, wide_lanes<T>& im) {
-  using S = detail::shuffles<T>;
   typename wide_lanes<T>::vector a, b;
   __builtin_memcpy(&a, p, sizeof a);
   __builtin_memcpy(&b, p + wide_lanes<T>::size, sizeof b);
-  re.v = __builtin_shuffle(a, b, S::even);
-  im.v = __builtin_shuffle(a, b, S::odd);
+  if constexpr (wide_lanes<T>::size == 8) {
+    re.v = __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14);
+    im.v = __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15);
+  } else if constexpr (wide_lanes<T>::size == 4) {
+    re.v = __builtin_shufflevector(a, b, 0, 2, 4, 6);
+    im.v = __builtin_shufflevector(a, b, 1, 3, 5, 7);
+  } else {
+    static_assert(wide_lanes<T>::size == 2, "lanes of 2, 4 or 8");
+    re.v = __builtin_shufflevector(a, b, 0, 2);
+    im.v = __builtin_shufflevector(a, b, 1, 3);
+  }
 }
 
 /// Stores lanes `re` and `im` as V complex values at `p`.
 template <typename T>
 __forceinline__ void store_pairs(T* p, const wide_lanes<T>& re, const wide_lanes<T>& im) {
-  using S = detail::shuffles<T>;
-  const typename wide_lanes<T>::vector a = __builtin_shuffle(re.v, im.v, S::low),
-                                       b = __builtin_shuffle(re.v, im.v, S::high);
+  typename wide_lanes<T>::vector a, b;
+  if constexpr (wide_lanes<T>::size == 8) {
+    a = __builtin_shufflevector(re.v, im.v, 0, 8, 1, 9, 2, 10, 3, 11);
+    b = __builtin_shufflevector(re.v, im.v, 4, 12, 5, 13, 6, 14, 7, 15);
+  } else if constexpr (wide_lanes<T>::size == 4) {
+    a = __builtin_shufflevector(re.v, im.v, 0, 4, 1, 5);
+    b = __builtin_shufflevector(re.v, im.v, 2, 6, 3, 7);
+  } else {
+    static_assert(wide_lanes<T>::size == 2, "lanes of 2, 4 or 8");
+    a = __builtin_shufflevector(re.v, im.v, 0, 2);
+    b = __builtin_shufflevector(re.v, im.v, 1, 3);
+  }
   __builtin_memcpy(p, &a, sizeof a);
   __builtin_memcpy(p + wide_lanes<T>::size, &b, sizeof b);
 }

@@ -5,7 +5,7 @@
 // compiler/Planning (the same Program the tests check) and run by the
 // executor on the device the kernel tests use (the host, or
 // SPECTRAL_TEST_DEVICE), timed after one warm-up run, against FFTW's
-// single-precision batched plan (FFTW_MEASURE, one thread). Prints the median
+// single-precision batched plan (FFTW_MEASURE, one thread or --threads). Prints the median
 // of several runs and the ratio spectral / FFTW; and the transform's time on
 // the device alone (CUDA events around its launches; on the host, the
 // launches' wall time) with the GB/s it reaches, reading its input and
@@ -176,8 +176,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: %s\n", c.label, executable.status().message().c_str());
       return 1;
     }
-    // Built once: a vector made per call would copy the input each time.
-    const std::vector<spectral::HostTensor> inputs = {std::move(input)};
+    // Built once (a vector made per call would copy the input each time),
+    // by a move: an initializer list would copy it too.
+    std::vector<spectral::HostTensor> inputs;
+    inputs.push_back(std::move(input));
     std::vector<spectral::HostTensor> outputs;
     std::vector<double> device_seconds;
     auto run = [&] {
@@ -196,7 +198,7 @@ int main(int argc, char** argv) {
     const double moved = double(inputs[0].bytes.size() + outputs[0].bytes.size());
     const double copy = copy_seconds(inputs[0].bytes.size(), runs);
 
-    // FFTW's batched plan of the same transform, one thread, out of place.
+    // FFTW's batched plan of the same transform, --threads threads, out of place.
     std::vector<int> dims(c.shape.begin() + 1, c.shape.end());
     const int64_t per = count / batch, bins = c.real ? n_last / 2 + 1 : n_last;
     std::vector<std::complex<float>> out(size_t(batch) * (c.real ? bins : per));
@@ -214,7 +216,7 @@ int main(int argc, char** argv) {
     double fftw = median_seconds(runs, [&] { fftwf_execute(plan); });
     fftwf_destroy_plan(plan);
     const double gbs = moved / on_device / 1e9, copy_gbs = 2 * inputs[0].bytes.size() / copy / 1e9;
-    std::printf("%-20s %13.2f %10.3f %7.1f %9.1f %10.2f %7.2f %10.2f\n", c.label,
+    std::printf("%-20s %13.2f %10.3f %7.1f %9.1f %10.2f %7.2f %10.3g\n", c.label,
                 spectral_seconds * 1e3, on_device * 1e3, gbs, copy_gbs, fftw * 1e3,
                 spectral_seconds / fftw, on_device / fftw);
     worst = std::max(worst, spectral_seconds / fftw);

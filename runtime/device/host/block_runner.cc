@@ -233,6 +233,9 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
     // describes.
     if (guard_fault.address != 0) pthread_sigmask(SIG_SETMASK, &block_mask, nullptr);
     *message = guard_fault.address != 0 ? guard_fault.describe() : "access check";
+    if (launch->whole_block && guard_fault.address != 0)
+      *message += " (in the block's phased call, which runs every thread: thread (0,0,0) stands "
+                  "for them all; SPECTRAL_HOST_SCHEDULE=fibers names the thread)";
     return false;
   }
   try {

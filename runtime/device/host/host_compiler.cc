@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -188,13 +190,45 @@ StatusOr<HostCompiler> host_compiler() {
 
 bool phased_unit(const std::string& source) {
   constexpr const char* kMark = "SPECTRAL_HOST_PHASED;";
-  for (size_t at = source.find(kMark); at != std::string::npos; at = source.find(kMark, at + 1))
-    if (at == 0 || source[at - 1] == '\n') return true;
+  for (size_t at = source.find(kMark); at != std::string::npos; at = source.find(kMark, at + 1)) {
+    size_t line = at;  // the mark starts its line, after blanks
+    while (line > 0 && (source[line - 1] == ' ' || source[line - 1] == '\t')) --line;
+    if (line == 0 || source[line - 1] == '\n') return true;
+  }
   return false;
 }
 
+std::string native_cpu() {
+  static const std::string identity = [] {
+    // What tells processors apart in /proc/cpuinfo: the model and feature
+    // flags on x86, the implementer, part and features on Arm.
+    static const char* const kKeys[] = {"model name", "flags", "Features", "CPU implementer",
+                                         "CPU architecture", "CPU variant", "CPU part"};
+    std::string model, seen;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line) && !line.empty();) {  // the first processor
+      const size_t colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      const size_t end = line.find_last_not_of(" \t", colon == 0 ? 0 : colon - 1);
+      const std::string key = line.substr(0, end == std::string::npos ? 0 : end + 1);
+      for (const char* wanted : kKeys) {
+        if (key != wanted) continue;
+        seen += line + "\n";
+        if (key == "model name") model = line.substr(colon + 1);
+      }
+    }
+    uint64_t hash = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char c : seen) hash = (hash ^ c) * 1099511628211ull;
+    char digest[17];
+    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
+    return (model.empty() ? std::string(" unknown") : model) + " cpuinfo " + digest;
+  }();
+  return identity;
+}
+
 std::string host_compile_options_key(HostBuild build, bool phased) {
-  return join(options_for(phased)) + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
+  // -march=native code runs only where it was built: the key names the processor.
+  return join(options_for(phased)) + (phased ? " cpu=" + native_cpu() : "") + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
          " -include host_emulation.h templates=" + templates_digest() +
          " abi=" + std::to_string(SPECTRAL_HOST_ABI_VERSION);
 }

@@ -30,14 +30,18 @@ StatusOr<HostCompiler> host_compiler();
 /// host_check_access.cc, which answers the instrumentation's calls.
 enum class HostBuild { kPlain, kCheckAccesses };
 
-/// Whether a line of `source` starts with SPECTRAL_HOST_PHASED; (the mark
-/// of a phased kernel, host_emulation.h): it is then built with -O3 for this
-/// processor, else with -O2 for any x86-64.
+/// Whether a line of `source` starts with SPECTRAL_HOST_PHASED; (after
+/// blanks; the mark of a phased kernel, host_emulation.h): it is then built
+/// with -O3 for this processor, else with -O2 for any machine of its kind.
 bool phased_unit(const std::string& source);
+
+/// This processor as /proc/cpuinfo tells it apart: its model and a hash of
+/// its identifying lines (feature flags, Arm's implementer and part).
+std::string native_cpu();
 
 /// The options a kernel gets, as they enter the cache key (the per-process
 /// include directory is left out; the templates' digest stands for it);
-/// `phased` as phased_unit says of its source.
+/// `phased` as phased_unit says of its source, and then native_cpu() too.
 std::string host_compile_options_key(HostBuild build = HostBuild::kPlain, bool phased = false);
 
 /// The source actually compiled: the unit and its SPECTRAL_HOST_ENTRY line.

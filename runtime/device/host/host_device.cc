@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 namespace spectral {
 namespace {
@@ -51,29 +50,10 @@ bool is_identifier(const std::string& name) {
   return true;
 }
 
-/// The machine kernels are built for: its architecture, and (as they are
-/// built with -march=native) its processor's model and feature flags, so a
-/// cache shared between machines never hands one another's code.
 std::string host_target() {
-  static const std::string target = [] {
-    utsname machine{};
-    uname(&machine);
-    std::string model, flags;
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line) && (model.empty() || flags.empty());) {
-      const size_t colon = line.find(':');
-      if (colon == std::string::npos) continue;
-      const std::string key = line.substr(0, line.find_last_not_of(" \t", colon - 1) + 1);
-      if (key == "model name" && model.empty()) model = line.substr(colon + 1);
-      if (key == "flags" && flags.empty()) flags = line.substr(colon + 1);
-    }
-    uint64_t hash = 1469598103934665603ull;  // FNV-1a of the feature flags
-    for (unsigned char c : flags) hash = (hash ^ c) * 1099511628211ull;
-    char digest[17];
-    std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
-    return std::string("host-") + machine.machine + model + " flags " + digest;
-  }();
-  return target;
+  utsname machine{};
+  uname(&machine);
+  return std::string("host-") + machine.machine;
 }
 
 StatusOr<std::shared_ptr<Kernel>> load_shared_object(const std::vector<uint8_t>& binary,

@@ -69,6 +69,9 @@ class HostDevice final : public Device {
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                 void** args) override;
   Status synchronize() override;
+  /// Whether phased kernels run a block per call here (the schedule is
+  /// phased and no check is on).
+  bool phased() const { return phased_; }
 
  private:
   HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule);

@@ -14,6 +14,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <complex>
 #include <cstring>
 #include <random>
 
@@ -36,17 +38,18 @@ HostDevice& fibers() {
   return *device;
 }
 
-/// True when the test device is the host device with its default schedule.
+/// True when the test device is a host device that runs phased kernels a
+/// block per call (not under a check, not SPECTRAL_HOST_SCHEDULE=fibers).
 bool phased_host() {
-  return device().name().rfind("host", 0) == 0 &&
-         device().name().find("fibers only") == std::string::npos;
+  const auto* host = dynamic_cast<const HostDevice*>(&device());
+  return host != nullptr && host->phased();
 }
 
 /// Runs `program` phased and with fibers on random input; both results must
 /// be the same bytes, and at least one kernel must be phased.
 void expect_same_both_ways(const Program& program) {
   if (!phased_host())
-    GTEST_SKIP() << "the test device (" << device().name() << ") is not the phased host device";
+    GTEST_SKIP() << "the test device (" << device().name() << ") runs no kernel phased";
   int phased = 0;
   for (const auto& [source, threads] : kernels_of(program))
     phased += source.source.find("SPECTRAL_HOST_PHASED;") != std::string::npos;
@@ -117,14 +120,20 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
   }
 }
 
-/// Random values of T (uniform in [-1, 1), and a few equal ones, so that
-/// maxima tie), as bytes.
+/// Random values of T (uniform in [-1, 1)) with equal ones (maxima tie) and,
+/// with `specials`, zeros of both signs, infinities and a NaN among them; as
+/// bytes.
 template <typename T>
-std::vector<uint8_t> random_bytes(size_t count, unsigned seed) {
+std::vector<uint8_t> random_bytes(size_t count, unsigned seed, bool specials = false) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> uniform(-1, 1);
   std::vector<T> values(count);
-  for (size_t i = 0; i < count; ++i) values[i] = i % 17 == 3 ? T(0.75) : T(uniform(rng));
+  const double inf = HUGE_VAL;
+  const double special[] = {0.0, -0.0, inf, -inf, inf - inf};
+  for (size_t i = 0; i < count; ++i)
+    values[i] = i % 17 == 3 ? T(0.75)
+                : specials && i % 101 == 7 ? T(special[(i / 101) % 5])
+                                           : T(uniform(rng));
   std::vector<uint8_t> bytes(count * sizeof(T));
   std::memcpy(bytes.data(), values.data(), bytes.size());
   return bytes;
@@ -173,19 +182,22 @@ void expect_unit_same_both_ways(const KernelSource& source, Dim3 grid, Dim3 bloc
 template <typename T>
 void reductions_both_ways() {
   const std::string type = cuda_type<T>();
-  for (const RowBlock& shape : row_blocks(type)) {
+  std::vector<RowBlock> shapes = {{8, 32}, {32, 8}, {64, 4}, {256, 1}, {512, 1}};
+  for (const RowBlock& shape : shapes) {
     SCOPED_TRACE(type + " block " + std::to_string(shape.x) + "x" + std::to_string(shape.rows));
     long long rows = 3 * shape.rows + 5, n = 700;
     T scale = T(0.5);
-    const std::vector<uint8_t> x = random_bytes<T>(size_t(rows * n), 11);
-    for (int op : {kSum, kMean, kMax})
-      expect_unit_same_both_ways(reduce_rows_unit(type, shape), {2, 1, 1},
-                                 {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
-                                 size_t(rows) * sizeof(T), {&rows, &n, &scale, &op});
-    for (int log_softmax : {0, 1})
-      expect_unit_same_both_ways(softmax_unit(type, shape), {2, 1, 1},
-                                 {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
-                                 x.size(), {&rows, &n, &log_softmax});
+    for (bool specials : {false, true}) {
+      const std::vector<uint8_t> x = random_bytes<T>(size_t(rows * n), 11, specials);
+      for (int op : {kSum, kMean, kMax})
+        expect_unit_same_both_ways(reduce_rows_unit(type, shape), {2, 1, 1},
+                                   {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                                   size_t(rows) * sizeof(T), {&rows, &n, &scale, &op});
+      for (int log_softmax : {0, 1})
+        expect_unit_same_both_ways(softmax_unit(type, shape), {2, 1, 1},
+                                   {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                                   x.size(), {&rows, &n, &log_softmax});
+    }
   }
   long long n = 100000, count = 7, total = n;
   const std::vector<uint8_t> x = random_bytes<T>(size_t(n), 12);
@@ -197,11 +209,44 @@ void reductions_both_ways() {
   }
 }
 
+/// Complex sums and means of rows (no maximum: complex numbers have no order).
+template <typename R>
+void complex_reductions_both_ways() {
+  const std::string real = cuda_type<R>();
+  for (const RowBlock& shape : std::vector<RowBlock>{{8, 32}, {64, 4}, {512, 1}}) {
+    SCOPED_TRACE("cplx<" + real + "> block " + std::to_string(shape.x) + "x" +
+                 std::to_string(shape.rows));
+    const KernelSource unit{
+        fill(R"(#include "common.cuh"
+#include "reduce.cuh"
+using namespace spectral_reduce;
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void complex_rows_$R_$BXx$ROWS(const cplx<$R>* x, cplx<$R>* out,
+    long long rows, long long n, int op) {
+  RowLoad<cplx<$R>> load{x, n};
+  FlatStore<cplx<$R>> store{out};
+  if (op == 0) reduce_rows<$BX, $ROWS, cplx<$R>>(rows, n, Sum<cplx<$R>>(), load, store);
+  else reduce_rows<$BX, $ROWS, cplx<$R>>(rows, n, Mean<cplx<$R>>(), load, store);
+}
+)",
+             {{"$R", real}, {"$BX", std::to_string(shape.x)}, {"$ROWS", std::to_string(shape.rows)}}),
+        fill("complex_rows_$R_$BXx$ROWS",
+             {{"$R", real}, {"$BX", std::to_string(shape.x)}, {"$ROWS", std::to_string(shape.rows)}})};
+    long long rows = 2 * shape.rows + 3, n = 300;
+    const std::vector<uint8_t> x = random_bytes<R>(size_t(2 * rows * n), 13);
+    for (int op : {kSum, kMean})
+      expect_unit_same_both_ways(unit, {2, 1, 1}, {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                                 size_t(rows) * sizeof(std::complex<R>), {&rows, &n, &op});
+  }
+}
+
 TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
   if (!phased_host())
-    GTEST_SKIP() << "the test device (" << device().name() << ") is not the phased host device";
+    GTEST_SKIP() << "the test device (" << device().name() << ") runs no kernel phased";
   reductions_both_ways<float>();
   reductions_both_ways<double>();
+  complex_reductions_both_ways<float>();
+  complex_reductions_both_ways<double>();
 }
 
 }  // namespace

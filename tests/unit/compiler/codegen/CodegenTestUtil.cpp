@@ -165,20 +165,24 @@ int expectMatchesReference(const std::string &source, std::vector<HostTensor> in
   return launches;
 }
 
-std::string runError(const std::string &source, std::vector<HostTensor> inputs) {
+std::string runOn(const std::string &source, Device &device, const std::vector<HostTensor> &inputs,
+                  std::vector<HostTensor> *outputs) {
   auto context = createContext();
   auto module = parse(*context, source);
   if (!module) return "does not parse";
-  if (inputs.empty()) inputs = randomInputs(source);
   JitOptions options;
   options.simplify = false;
   options.fuse = false;  // the regions as the test writes them
-  llvm::Expected<std::unique_ptr<Executable>> executable =
-      jitCompile(*module, hostDevice(), options);
+  llvm::Expected<std::unique_ptr<Executable>> executable = jitCompile(*module, device, options);
   if (!executable) return llvm::toString(executable.takeError());
-  std::vector<HostTensor> outputs;
-  Status status = (*executable)->run(inputs, &outputs);
+  Status status = (*executable)->run(inputs, outputs);
   return status.message();
+}
+
+std::string runError(const std::string &source, std::vector<HostTensor> inputs) {
+  if (inputs.empty()) inputs = randomInputs(source);
+  std::vector<HostTensor> outputs;
+  return runOn(source, hostDevice(), inputs, &outputs);
 }
 
 std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::string> &sources,

@@ -47,6 +47,11 @@ int expectMatchesReference(const std::string &source, std::vector<HostTensor> in
 /// (random when empty); empty when it succeeds.
 std::string runError(const std::string &source, std::vector<HostTensor> inputs = {});
 
+/// Compiles @main of `source` as runError does, for `device`, and runs it on
+/// `inputs` into `outputs`: the error text, empty when it succeeds.
+std::string runOn(const std::string &source, Device &device, const std::vector<HostTensor> &inputs,
+                  std::vector<HostTensor> *outputs);
+
 /// KERNELS.md's static gate for generated kernels: compiles every kernel of
 /// @main of each source (without simplification) with NVRTC to CUBIN (and
 /// PTX) for `arch` and expects no spill stores or loads and registers that

@@ -4,6 +4,8 @@
 // evaluator, and through NVRTC's gate.
 #include "tests/unit/compiler/codegen/CodegenTestUtil.h"
 
+#include "runtime/device/host/host_device.h"
+
 #include <gtest/gtest.h>
 
 namespace spectral::testing {
@@ -50,6 +52,30 @@ TEST(RoundTrips, ComplexFiltersRunAsOneKernel) {
   EXPECT_EQ(expectMatchesReference(complexFilter("60x3x5", "60x1x1", 0, "forward", "f32")), 1);
   EXPECT_EQ(expectMatchesReference(complexFilter("2x2048", "2048", 1, "backward", "f32")), 1);
   EXPECT_EQ(expectMatchesReference(complexFilter("3x7x5", "7x5", 1, "ortho", "f64")), 1);
+}
+
+TEST(RoundTrips, PhasedAndFiberRunsGiveTheSameBits) {
+  // The round trips' phased forms (host_emulation.h, "Phased kernels")
+  // against every CUDA thread as a fiber, on the same inputs.
+  const auto *phased = dynamic_cast<const HostDevice *>(&hostDevice());
+  if (phased == nullptr || !phased->phased())
+    GTEST_SKIP() << "the host device runs no kernel phased here";
+  StatusOr<std::unique_ptr<HostDevice>> fibers =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
+  ASSERT_TRUE(bool(fibers)) << fibers.status().message();
+  for (const std::string &source :
+       {complexFilter("6x64", "64", 1, "ortho", "f32"),
+        complexFilter("60x3x5", "60x1x1", 0, "forward", "f32"),
+        complexFilter("3x7x5", "7x5", 1, "ortho", "f64"), realFilter(5, 6, "ortho", "f32"),
+        realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64")}) {
+    const std::vector<HostTensor> inputs = randomInputs(source, 3);
+    std::vector<HostTensor> loops, fibered;
+    ASSERT_EQ(runOn(source, hostDevice(), inputs, &loops), "") << source;
+    ASSERT_EQ(runOn(source, **fibers, inputs, &fibered), "") << source;
+    ASSERT_EQ(loops.size(), fibered.size());
+    for (size_t i = 0; i < loops.size(); ++i)
+      EXPECT_TRUE(loops[i].bytes == fibered[i].bytes) << "result #" << i << " differs in:\n" << source;
+  }
 }
 
 TEST(RoundTrips, RealFiltersRunAsOneKernel) {

@@ -153,6 +153,35 @@ TEST(HostChecks, LargeAllocationsEndAtAGuardPageWithoutTheCheck) {
   EXPECT_EQ(out.read(), std::vector<float>(size_t(n) + 1, 1.0f));
 }
 
+TEST(HostChecks, AGuardFaultInAPhasedCallSaysSo) {
+  // A phased kernel (host_emulation.h) writing one past the end of a 1 MiB
+  // allocation: its block ran as one call, so no thread can be named.
+  const std::string unit = R"(
+template <typename T>
+__device__ void fill_block(T* out, int n) {
+  const int base = blockIdx.x * blockDim.x;
+  if (::spectral_host::take_whole_block()) {
+    for (int t = 0; t < int(blockDim.x); ++t)
+      if (base + t <= n) out[base + t] = T(1);
+  }
+}
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void phased_write_one_past(float* out, int n) { fill_block(out, n); }
+)";
+  StatusOr<std::unique_ptr<HostDevice>> device =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kPhased);
+  ASSERT_TRUE(bool(device)) << device.status().message();
+  StatusOr<std::shared_ptr<Kernel>> kernel = (*device)->load({unit, "phased_write_one_past"});
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+  int n = 256 * 1024;  // 1 MiB of floats
+  DeviceBuffer<float> out(**device, std::vector<float>(size_t(n), 0.0f));
+  void* args[] = {&out.get(), &n};
+  Status status = (*device)->launch(**kernel, {uint32_t(n / 128 + 1), 1, 1}, {128, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "0 bytes past the end of a 1048576-byte device allocation");
+  expect_contains(status.message(), "in the block's phased call, which runs every thread");
+}
+
 /// A fault that is no guard fault (here a write through a null pointer) ends
 /// the process as it would without the check: by SIGSEGV, or under
 /// AddressSanitizer through its report (abort or exit status 1).

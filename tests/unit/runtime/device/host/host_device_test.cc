@@ -383,14 +383,21 @@ extern "C" __global__ void not_phased_with_barrier(float* out) {
 TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
   EXPECT_TRUE(host::phased_unit("SPECTRAL_HOST_PHASED;\nextern \"C\" ..."));
   EXPECT_TRUE(host::phased_unit("#include \"fft_stockham.cuh\"\nSPECTRAL_HOST_PHASED;\n"));
+  EXPECT_TRUE(host::phased_unit("namespace {}\n  SPECTRAL_HOST_PHASED;\n"));
   EXPECT_FALSE(host::phased_unit("// says SPECTRAL_HOST_PHASED; in a comment\n"));
   EXPECT_FALSE(host::phased_unit(kernel_file("saxpy_2d.cu")));
-  // Phased units are built for this processor, the others for any x86-64.
-  EXPECT_NE(host::host_compile_options_key(host::HostBuild::kPlain, true),
-            host::host_compile_options_key(host::HostBuild::kPlain, false));
+  // Phased units are built for this processor (its key names it), the others for any.
+  const std::string phased = host::host_compile_options_key(host::HostBuild::kPlain, true);
+  const std::string plain = host::host_compile_options_key(host::HostBuild::kPlain, false);
+  EXPECT_NE(phased.find("-march=native"), std::string::npos) << phased;
+  EXPECT_NE(phased.find(host::native_cpu()), std::string::npos) << phased;
+  EXPECT_EQ(plain.find("-march=native"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("cpu="), std::string::npos) << plain;
 }
 
 TEST(HostDevice, ScheduleFromTheEnvironment) {
+  const char* was = std::getenv("SPECTRAL_HOST_SCHEDULE");
+  const std::string saved = was != nullptr ? was : "";
   for (auto [text, expected] : {std::pair<const char*, HostSchedule>{"", HostSchedule::kPhased},
                                 {"phased", HostSchedule::kPhased},
                                 {"fibers", HostSchedule::kFibers}}) {
@@ -405,7 +412,10 @@ TEST(HostDevice, ScheduleFromTheEnvironment) {
   EXPECT_NE(bad.status().message().find("SPECTRAL_HOST_SCHEDULE=loops"), std::string::npos)
       << bad.status().message();
   EXPECT_FALSE(HostDevice::create());
-  unsetenv("SPECTRAL_HOST_SCHEDULE");
+  if (was != nullptr)
+    setenv("SPECTRAL_HOST_SCHEDULE", saved.c_str(), 1);
+  else
+    unsetenv("SPECTRAL_HOST_SCHEDULE");
 }
 
 }  // namespace
