@@ -86,6 +86,11 @@ class HostDevice final : public Device {
   };
   std::vector<Snapshot> snapshot();
   void restore(const std::vector<Snapshot>& copies);
+  /// memmove; of kParallelCopyBytes or more between disjoint ranges, in
+  /// kCopyChunkBytes pieces over the pool's threads.
+  void copy(void* dst, const void* src, size_t bytes);
+  static constexpr size_t kParallelCopyBytes = 4 << 20;
+  static constexpr size_t kCopyChunkBytes = 1 << 20;
 
   host::HostPool* pool_;
   const host::HostChecks checks_;

@@ -67,13 +67,19 @@ void HostPool::worker_main(int index) {
   std::unique_lock<std::mutex> lock(mutex_);
   uint64_t seen = 0;
   for (;;) {
-    wake_.wait(lock, [&] { return stop_ || (job_ != nullptr && job_id_ != seen); });
+    wake_.wait(lock, [&] {
+      return stop_ || ((job_ != nullptr || task_ != nullptr) && job_id_ != seen);
+    });
     if (stop_) return;
     seen = job_id_;
     const GridLaunch* job = job_;
+    const std::function<void(uint64_t)>* task = task_;  // reset before the job ends
     ++busy_;
     lock.unlock();
-    take_blocks(index, *job);
+    if (job != nullptr)
+      take_blocks(index, *job);
+    else
+      take_tasks(*task);
     lock.lock();
     if (--busy_ == 0) done_.notify_all();
   }
@@ -108,23 +114,52 @@ Status HostPool::run(const GridLaunch& launch) {
   // The race, init and order checks run a launch's blocks one at a time.
   const bool parallel = threads_ > 1 && total_blocks_ > 1 && !launch.serial;
   if (launch.checker != nullptr) launch.checker->begin_launch();
+  run_job(&launch, parallel);
+  if (failed_.load()) return Status::error(error_);
+  return Status::ok();
+}
+
+void HostPool::take_tasks(const std::function<void(uint64_t)>& body) {
+  for (;;) {
+    const uint64_t i = next_block_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= total_blocks_) return;
+    body(i);
+  }
+}
+
+void HostPool::run_job(const GridLaunch* launch, bool parallel) {
   if (parallel) {
     start_workers();
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      job_ = &launch;
+      job_ = launch;
       ++job_id_;
     }
     wake_.notify_all();
   }
-  take_blocks(0, launch);
+  if (launch != nullptr)
+    take_blocks(0, *launch);
+  else
+    take_tasks(*task_);
   if (parallel) {
     std::unique_lock<std::mutex> lock(mutex_);
-    job_ = nullptr;  // workers not yet awake skip this grid
+    job_ = nullptr;  // workers not yet awake skip this job
+    task_ = nullptr;
     done_.wait(lock, [&] { return busy_ == 0; });
   }
-  if (failed_.load()) return Status::error(error_);
-  return Status::ok();
+}
+
+void HostPool::parallel_for(uint64_t count, const std::function<void(uint64_t)>& body) {
+  std::lock_guard<std::mutex> serial(launch_mutex_);
+  total_blocks_ = count;
+  next_block_.store(0);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    task_ = &body;
+  }
+  run_job(nullptr, threads_ > 1 && count > 1);
+  std::lock_guard<std::mutex> lock(mutex_);
+  task_ = nullptr;  // when run_job ran it alone
 }
 
 void HostPool::prepare(LaunchContext* context) {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,10 +63,18 @@ class HostPool {
   /// Fills `context` for a launch on this pool.
   void prepare(LaunchContext* context);
 
+  /// body(i) for every i < count, spread over the pool's threads (one grid
+  /// or task at a time, as launches are); returns when all are done.
+  void parallel_for(uint64_t count, const std::function<void(uint64_t)>& body);
+
  private:
   void start_workers();
   void worker_main(int index);
   void take_blocks(int index, const GridLaunch& launch);
+  void take_tasks(const std::function<void(uint64_t)>& body);
+  /// Runs take_blocks(i, *launch), or take_tasks(*task_) when `launch` is
+  /// null, on every thread (this one as thread 0) until the job is done.
+  void run_job(const GridLaunch* launch, bool parallel);
 
   const int threads_;
   const size_t stack_bytes_;
@@ -75,7 +84,8 @@ class HostPool {
   std::mutex launch_mutex_;  // one grid at a time
   std::mutex mutex_;         // guards what follows
   std::condition_variable wake_, done_;
-  const GridLaunch* job_ = nullptr;
+  const GridLaunch* job_ = nullptr;             // a grid, or
+  const std::function<void(uint64_t)>* task_ = nullptr;  // parallel_for's body
   uint64_t job_id_ = 0;
   int busy_ = 0;
   bool stop_ = false;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -416,6 +417,38 @@ TEST(HostDevice, ScheduleFromTheEnvironment) {
     setenv("SPECTRAL_HOST_SCHEDULE", saved.c_str(), 1);
   else
     unsetenv("SPECTRAL_HOST_SCHEDULE");
+}
+
+}  // namespace
+}  // namespace spectral::testing
+
+namespace spectral::testing {
+namespace {
+
+TEST(HostDevice, LargeCopiesAreExactAndOverlappingOnesMove) {
+  // 9 MiB and 13 bytes: split over the pool's threads in 1 MiB pieces.
+  const size_t bytes = (9u << 20) + 13;
+  std::vector<uint8_t> pattern(bytes);
+  for (size_t i = 0; i < bytes; ++i) pattern[i] = uint8_t(i * 2654435761u >> 13);
+  HostDevice& device = host_device();
+  void* a = *device.allocate(bytes);
+  void* b = *device.allocate(bytes);
+  ASSERT_TRUE(device.copy_to_device(a, pattern.data(), bytes).is_ok());
+  ASSERT_TRUE(device.copy_on_device(b, a, bytes).is_ok());
+  std::vector<uint8_t> back(bytes);
+  ASSERT_TRUE(device.copy_to_host(back.data(), b, bytes).is_ok());
+  EXPECT_TRUE(back == pattern);
+  // Overlapping ranges keep memmove's meaning: the source as it was.
+  const size_t shift = (1u << 20) + 1, moved = bytes - shift;
+  ASSERT_TRUE(device.copy_on_device(static_cast<char*>(a) + shift, a, moved).is_ok());
+  ASSERT_TRUE(device.copy_to_host(back.data(), a, bytes).is_ok());
+  EXPECT_TRUE(std::equal(back.begin(), back.begin() + shift, pattern.begin()));
+  EXPECT_TRUE(std::equal(back.begin() + shift, back.end(), pattern.begin()));
+  ASSERT_TRUE(device.copy_on_device(a, static_cast<char*>(a) + shift, moved).is_ok());
+  ASSERT_TRUE(device.copy_to_host(back.data(), a, moved).is_ok());
+  EXPECT_TRUE(std::equal(back.begin(), back.begin() + moved, pattern.begin()));
+  EXPECT_TRUE(device.release(a).is_ok());
+  EXPECT_TRUE(device.release(b).is_ok());
 }
 
 }  // namespace
