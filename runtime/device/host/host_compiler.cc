@@ -228,7 +228,8 @@ std::string native_cpu() {
 
 std::string host_compile_options_key(HostBuild build, bool phased) {
   // -march=native code runs only where it was built: the key names the processor.
-  return join(options_for(phased)) + (phased ? " cpu=" + native_cpu() : "") + (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
+  return join(options_for(phased)) + (phased ? " cpu=" + native_cpu() : "") +
+         (build == HostBuild::kCheckAccesses ? " " + join(kCheckOptions) : "") +
          " -include host_emulation.h templates=" + templates_digest() +
          " abi=" + std::to_string(SPECTRAL_HOST_ABI_VERSION);
 }

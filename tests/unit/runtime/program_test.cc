@@ -269,6 +269,27 @@ TEST(Executor, RunsStepsAndReturnsViewsAndInputs) {
   EXPECT_EQ(outputs[1].bytes, floats({1, 2, 3, 4}).bytes);
 }
 
+TEST(Executor, ResultsOfAnEarlierRunAreWrittenInPlace) {
+  StatusOr<std::unique_ptr<Executable>> exe = Executable::load(doubling(true), host());
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  std::vector<HostTensor> outputs;
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  const uint8_t* storage = outputs[0].bytes.data();
+  ASSERT_TRUE((*exe)->run({floats({5, 6, 7, 8})}, &outputs).is_ok());
+  EXPECT_EQ(outputs[0].bytes.data(), storage);  // no new allocation
+  float y[4];
+  std::memcpy(y, outputs[0].bytes.data(), 16);
+  EXPECT_EQ(y[0], 10);
+  EXPECT_EQ(y[3], 16);
+  EXPECT_EQ(outputs[1].bytes, floats({5, 6, 7, 8}).bytes);
+  // Tensors of other types are replaced, not written into.
+  outputs = {floats({0, 0}), floats({0})};
+  ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs).is_ok());
+  ASSERT_EQ(outputs.size(), 2u);
+  EXPECT_EQ(outputs[0].shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_EQ(outputs[1].bytes, floats({1, 2, 3, 4}).bytes);
+}
+
 TEST(Executor, ErrorWordNamesTheOpAndLowestPosition) {
   StatusOr<std::unique_ptr<Executable>> exe = Executable::load(doubling(true), host());
   ASSERT_TRUE(exe.is_ok());
