@@ -5,9 +5,9 @@
 // (+, -, *, unary -, and construction from a real, which fills every lane),
 // each lane on its own. A template instantiated for cplx<lanes<T, V>> does
 // the same operations, in the same order, as for cplx<T>, on V work items at
-// once, so its results are the same bits (the host build contracts no
-// multiply-add: -ffp-contract=off); the compiler emits one SIMD instruction
-// per operation for wide_lanes.
+// once, so its results are the same bits (phased units are built with no
+// contracted multiply-adds and no auto-vectorization: host_compiler.cc says
+// why); the compiler emits one SIMD instruction per operation for wide_lanes.
 #pragma once
 
 #if !defined(SPECTRAL_HOST_EMULATION)
