@@ -88,16 +88,16 @@ Program axis(FftKind kind, int64_t outer, int64_t n, int64_t inner, bool wide) {
 }
 
 // Lengths with every radix (8, 4, 2, 3, 5, 7), rows per block that leave the
-// last block part empty, and a strided axis.
+// last block part empty, and a strided axis (CI's time: not every mix).
 TEST(PhasedSchedule, ComplexLinesMatchFibers) {
   for (bool wide : {false, true})
     for (bool forward : {true, false}) {
       SCOPED_TRACE(std::string(wide ? "f64" : "f32") + (forward ? " forward" : " inverse"));
       expect_same_both_ways(c2c_program({7, 256}, {1}, forward, wide));
-      expect_same_both_ways(c2c_program({3, 1024}, {1}, forward, wide, 0.5));
-      expect_same_both_ways(c2c_program({5, 210}, {1}, forward, wide));
-      expect_same_both_ways(c2c_program({4, 12, 3}, {1}, forward, wide));
+      if (!wide) expect_same_both_ways(c2c_program({5, 210}, {1}, forward, wide));
     }
+  expect_same_both_ways(c2c_program({3, 1024}, {1}, true, false, 0.5));
+  expect_same_both_ways(c2c_program({4, 12, 3}, {1}, false, true));
 }
 
 // Two axes, and a length split in four-step passes of in-block transforms.
@@ -109,15 +109,12 @@ TEST(PhasedSchedule, ImagesAndFourStepMatchFibers) {
 
 // R2C and C2R through the half-length packing, and the DCTs around a complex line.
 TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
-  for (bool wide : {false, true}) {
-    SCOPED_TRACE(wide ? "f64" : "f32");
-    expect_same_both_ways(axis(FftKind::kRealForward, 9, 256, 1, wide));
-    expect_same_both_ways(axis(FftKind::kRealForward, 2, 60, 3, wide));
-    expect_same_both_ways(axis(FftKind::kRealInverse, 9, 256, 1, wide));
-    expect_same_both_ways(axis(FftKind::kRealInverse, 2, 60, 3, wide));
-    expect_same_both_ways(axis(FftKind::kDct2, 5, 64, 1, wide));
-    expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, wide));
-  }
+  expect_same_both_ways(axis(FftKind::kRealForward, 9, 256, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealForward, 2, 60, 3, true));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 9, 256, 1, true));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 2, 60, 3, false));
+  expect_same_both_ways(axis(FftKind::kDct2, 5, 64, 1, false));
+  expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, false));
 }
 
 /// Random values of T (uniform in [-1, 1)) with equal ones (maxima tie) and,
@@ -180,9 +177,8 @@ void expect_unit_same_both_ways(const KernelSource& source, Dim3 grid, Dim3 bloc
 // rows left over in the last block, and a grid smaller than the rows (each
 // block takes several in turn).
 template <typename T>
-void reductions_both_ways() {
+void reductions_both_ways(const std::vector<RowBlock>& shapes) {
   const std::string type = cuda_type<T>();
-  std::vector<RowBlock> shapes = {{8, 32}, {32, 8}, {64, 4}, {256, 1}, {512, 1}};
   for (const RowBlock& shape : shapes) {
     SCOPED_TRACE(type + " block " + std::to_string(shape.x) + "x" + std::to_string(shape.rows));
     long long rows = 3 * shape.rows + 5, n = 700;
@@ -213,7 +209,7 @@ void reductions_both_ways() {
 template <typename R>
 void complex_reductions_both_ways() {
   const std::string real = cuda_type<R>();
-  for (const RowBlock& shape : std::vector<RowBlock>{{8, 32}, {64, 4}, {512, 1}}) {
+  for (const RowBlock& shape : std::vector<RowBlock>{{8, 32}, {512, 1}}) {
     SCOPED_TRACE("cplx<" + real + "> block " + std::to_string(shape.x) + "x" +
                  std::to_string(shape.rows));
     const KernelSource unit{
@@ -243,8 +239,8 @@ extern "C" __global__ void complex_rows_$R_$BXx$ROWS(const cplx<$R>* x, cplx<$R>
 TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
   if (!phased_host())
     GTEST_SKIP() << "the test device (" << device().name() << ") runs no kernel phased";
-  reductions_both_ways<float>();
-  reductions_both_ways<double>();
+  reductions_both_ways<float>({{8, 32}, {32, 8}, {64, 4}, {256, 1}, {512, 1}});
+  reductions_both_ways<double>({{32, 8}, {512, 1}});
   complex_reductions_both_ways<float>();
   complex_reductions_both_ways<double>();
 }
