@@ -3,9 +3,9 @@
 // A phased kernel (host_emulation.h, "Phased kernels") runs a whole block per
 // call on the host, its templates looping over the threads; the rest of the
 // suite runs that way. Here each planned FFT and reduction whose units say
-// SPECTRAL_HOST_PHASED runs on a second host device with
-// SPECTRAL_HOST_SCHEDULE=fibers as well (every CUDA thread a fiber, as on a
-// GPU), and the two results must be identical, bit for bit.
+// SPECTRAL_HOST_PHASED runs on two host devices of their own, whatever the
+// test device: one phased, one with every CUDA thread a fiber (as on a GPU);
+// the two results must be identical, bit for bit.
 #include "tests/unit/kernels_templates/fft_units.h"
 #include "tests/unit/kernels_templates/kernel_test_util.h"
 #include "tests/unit/kernels_templates/reduce_units.h"
@@ -15,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <complex>
 #include <cstring>
 #include <random>
@@ -24,52 +25,58 @@ namespace {
 
 using planning::FftKind;
 
-/// The host device that runs every kernel's threads as fibers.
-HostDevice& fibers() {
-  static std::unique_ptr<HostDevice> device = [] {
-    StatusOr<std::unique_ptr<HostDevice>> created =
-        HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
+/// A host device of the given schedule, with no checks whatever the
+/// environment says, so the comparison runs under any test device.
+HostDevice& host_device(HostSchedule schedule) {
+  auto make = [](HostSchedule wanted) {
+    StatusOr<std::unique_ptr<HostDevice>> created = HostDevice::create(host::HostChecks{}, wanted);
     if (!created) {
-      std::fprintf(stderr, "fibers host device: %s\n", created.status().message().c_str());
+      std::fprintf(stderr, "host device: %s\n", created.status().message().c_str());
       std::abort();
     }
     return std::move(*created);
-  }();
-  return *device;
+  };
+  static std::unique_ptr<HostDevice> phased = make(HostSchedule::kPhased);
+  static std::unique_ptr<HostDevice> fibers = make(HostSchedule::kFibers);
+  return schedule == HostSchedule::kPhased ? *phased : *fibers;
 }
 
-/// True when the test device is a host device that runs phased kernels a
-/// block per call (not under a check, not SPECTRAL_HOST_SCHEDULE=fibers).
-bool phased_host() {
-  const auto* host = dynamic_cast<const HostDevice*>(&device());
-  return host != nullptr && host->phased();
+/// Random values of T (uniform in [-1, 1)) with equal ones (maxima tie) and,
+/// with `specials`, zeros of both signs, infinities and a NaN among them; as
+/// bytes.
+template <typename T>
+std::vector<uint8_t> random_bytes(size_t count, unsigned seed, bool specials = false) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  std::vector<T> values(count);
+  const double inf = HUGE_VAL;
+  const double special[] = {0.0, -0.0, inf, -inf, inf - inf};
+  for (size_t i = 0; i < count; ++i)
+    values[i] = i % 17 == 3 ? T(0.75)
+                : specials && i % 101 == 7 ? T(special[(i / 101) % 5])
+                                           : T(uniform(rng));
+  std::vector<uint8_t> bytes(count * sizeof(T));
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
 }
 
 /// Runs `program` phased and with fibers on random input; both results must
 /// be the same bytes, and at least one kernel must be phased.
 void expect_same_both_ways(const Program& program) {
-  if (!phased_host())
-    GTEST_SKIP() << "the test device (" << device().name() << ") runs no kernel phased";
   int phased = 0;
   for (const auto& [source, threads] : kernels_of(program))
     phased += source.source.find("SPECTRAL_HOST_PHASED;") != std::string::npos;
   EXPECT_GT(phased, 0) << "no kernel of the program is phased";
   const BufferDesc& input = program.buffers[program.inputs[0]];
-  HostTensor tensor{input.dtype, input.shape, std::vector<uint8_t>(size_t(input.bytes()))};
-  std::mt19937 rng(7);
-  std::uniform_real_distribution<float> uniform(-1, 1);
   const bool wide = input.dtype == DType::kFloat64 || input.dtype == DType::kComplex128;
-  if (wide) {
-    std::vector<double> values(tensor.bytes.size() / sizeof(double));
-    for (double& v : values) v = uniform(rng);
-    std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-  } else {
-    std::vector<float> values(tensor.bytes.size() / sizeof(float));
-    for (float& v : values) v = uniform(rng);
-    std::memcpy(tensor.bytes.data(), values.data(), tensor.bytes.size());
-  }
-  const std::vector<uint8_t> loops = run_program(program, tensor);
-  const std::vector<uint8_t> fibered = run_program(program, tensor, fibers());
+  const size_t bytes = size_t(input.bytes());
+  const HostTensor tensor{input.dtype, input.shape,
+                          wide ? random_bytes<double>(bytes / sizeof(double), 7)
+                               : random_bytes<float>(bytes / sizeof(float), 7)};
+  const std::vector<uint8_t> loops =
+      run_program(program, tensor, host_device(HostSchedule::kPhased));
+  const std::vector<uint8_t> fibered =
+      run_program(program, tensor, host_device(HostSchedule::kFibers));
   ASSERT_FALSE(loops.empty());
   ASSERT_EQ(loops.size(), fibered.size());
   if (loops == fibered) return;
@@ -117,25 +124,6 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
   expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, false));
 }
 
-/// Random values of T (uniform in [-1, 1)) with equal ones (maxima tie) and,
-/// with `specials`, zeros of both signs, infinities and a NaN among them; as
-/// bytes.
-template <typename T>
-std::vector<uint8_t> random_bytes(size_t count, unsigned seed, bool specials = false) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  std::vector<T> values(count);
-  const double inf = HUGE_VAL;
-  const double special[] = {0.0, -0.0, inf, -inf, inf - inf};
-  for (size_t i = 0; i < count; ++i)
-    values[i] = i % 17 == 3 ? T(0.75)
-                : specials && i % 101 == 7 ? T(special[(i / 101) % 5])
-                                           : T(uniform(rng));
-  std::vector<uint8_t> bytes(count * sizeof(T));
-  std::memcpy(bytes.data(), values.data(), bytes.size());
-  return bytes;
-}
-
 /// Launches `source` on `on` with (input, output of `out_bytes`, scalars...)
 /// and returns the output's bytes.
 std::vector<uint8_t> run_unit(Device& on, const KernelSource& source, Dim3 grid, Dim3 block,
@@ -164,8 +152,10 @@ void expect_unit_same_both_ways(const KernelSource& source, Dim3 grid, Dim3 bloc
                                 const std::vector<uint8_t>& input, size_t out_bytes,
                                 std::vector<void*> scalars) {
   ASSERT_NE(source.source.find("SPECTRAL_HOST_PHASED;"), std::string::npos) << source.entry;
-  const std::vector<uint8_t> loops = run_unit(device(), source, grid, block, input, out_bytes, scalars);
-  const std::vector<uint8_t> fibered = run_unit(fibers(), source, grid, block, input, out_bytes, scalars);
+  const std::vector<uint8_t> loops =
+      run_unit(host_device(HostSchedule::kPhased), source, grid, block, input, out_bytes, scalars);
+  const std::vector<uint8_t> fibered =
+      run_unit(host_device(HostSchedule::kFibers), source, grid, block, input, out_bytes, scalars);
   ASSERT_EQ(loops.size(), fibered.size());
   size_t first = 0;
   while (first < loops.size() && loops[first] == fibered[first]) ++first;
@@ -237,8 +227,6 @@ extern "C" __global__ void complex_rows_$R_$BXx$ROWS(const cplx<$R>* x, cplx<$R>
 }
 
 TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
-  if (!phased_host())
-    GTEST_SKIP() << "the test device (" << device().name() << ") runs no kernel phased";
   reductions_both_ways<float>({{8, 32}, {32, 8}, {64, 4}, {256, 1}, {512, 1}});
   reductions_both_ways<double>({{32, 8}, {512, 1}});
   complex_reductions_both_ways<float>();
