@@ -23,11 +23,17 @@
 // contiguous); each keeps a TB x TO block of (batch, out channel) results
 // and reuses every loaded x over TO and every w over TB.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: matmul has a phased form (host_emulation.h, "Phased kernels",
+// matmul_phased): a tile's loads, then its products, as loops over the
+// tile; each result takes the same multiply-adds in the same order as its
+// thread's. channel_mix has no barrier: its threads run as a plain loop.
 #pragma once
 
+#include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased form
 #include "fft_complex.cuh"
+#if defined(SPECTRAL_HOST_EMULATION)
+#include "host_lanes.h"
+#endif
 
 namespace spectral_linalg {
 
@@ -98,6 +104,58 @@ __host__ __device__ constexpr int matmul_threads() {
   return (BM / TM) * (BN / TN);
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// acc[n] = mac(acc[n], a, b[n]) for n < BN: BN results of one row taking
+/// one more multiply-add, lanes at a time for float and double.
+template <int BN, typename V>
+__forceinline__ void mac_row(V* acc, V a, const V* b) {
+  if constexpr (__is_same(V, float) || __is_same(V, double)) {
+    using L = ::spectral_host::wide_lanes<V>;
+    if constexpr (BN % L::size == 0) {
+      const L lane_a(a);
+      for (int n = 0; n < BN; n += L::size) {
+        L sum, lane_b;
+        __builtin_memcpy(&sum.v, acc + n, sizeof sum.v);
+        __builtin_memcpy(&lane_b.v, b + n, sizeof lane_b.v);
+        sum = sum + lane_a * lane_b;  // mac: acc + a * b, not contracted
+        __builtin_memcpy(acc + n, &sum.v, sizeof sum.v);
+      }
+      return;
+    }
+  }
+  for (int n = 0; n < BN; ++n) acc[n] = mac(acc[n], a, b[n]);
+}
+
+/// The phased form of matmul for one block: per tile, the A and B tiles as
+/// the threads load them, then for each result (m, n) of the tile, held by
+/// thread (ty, tx) = (m % TY, n % TX) as acc[m / TY][n / TX], the same
+/// multiply-adds in the same order (k ascending, the zeros past K too).
+template <int BM, int BN, int BK, typename V, typename LoadA, typename LoadB, typename Store>
+void matmul_phased(int M, int N, int K, long long batches, LoadA load_a, LoadB load_b,
+                   Store store) {
+  V a_tile[BK][BM], b_tile[BK][BN], acc[BM][BN];
+  const long long tiles_m = (M + BM - 1) / BM, tiles_n = (N + BN - 1) / BN;
+  for (long long w = blockIdx.x; w < batches * tiles_m * tiles_n; w += gridDim.x) {
+    const long long rest = w / tiles_n, b = rest / tiles_m;
+    const int m0 = int(rest - b * tiles_m) * BM, n0 = int(w - rest * tiles_n) * BN;
+    for (int m = 0; m < BM; ++m)
+      for (int n = 0; n < BN; ++n) acc[m][n] = V{};
+    for (int k0 = 0; k0 < K; k0 += BK) {
+      for (int m = 0; m < BM; ++m)
+        for (int kk = 0; kk < BK; ++kk)
+          a_tile[kk][m] = m0 + m < M && k0 + kk < K ? load_a(b, m0 + m, k0 + kk) : V{};
+      for (int kk = 0; kk < BK; ++kk)
+        for (int n = 0; n < BN; ++n)
+          b_tile[kk][n] = k0 + kk < K && n0 + n < N ? load_b(b, k0 + kk, n0 + n) : V{};
+      for (int m = 0; m < BM; ++m)
+        for (int kk = 0; kk < BK; ++kk) mac_row<BN>(acc[m], a_tile[kk][m], b_tile[kk]);
+    }
+    for (int m = 0; m < BM && m0 + m < M; ++m)
+      for (int n = 0; n < BN && n0 + n < N; ++n) store(b, m0 + m, n0 + n, acc[m][n]);
+  }
+}
+#endif
+
 /// `batches` products of M x K by K x N. Tile w of the grid stride is
 /// (batch, tile row, tile column) = w in row-major order.
 template <int BM, int BN, int BK, int TM, int TN, typename V, typename LoadA, typename LoadB,
@@ -108,6 +166,12 @@ __device__ void matmul(int M, int N, int K, long long batches, LoadA load_a, Loa
   static_assert(BM % TM == 0 && BN % TN == 0, "TM, TN must divide BM, BN");
   static_assert((BM * BK) % THREADS == 0 && (BK * BN) % THREADS == 0,
                 "the threads must split the A and B tiles evenly");
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    matmul_phased<BM, BN, BK, V>(M, N, K, batches, load_a, load_b, store);
+    return;
+  }
+#endif
   __shared__ V a_tile[BK][BM + 1];  // k-major; +1: the k-fastest fill spreads over banks
   __shared__ V b_tile[BK][BN];
   const int t = threadIdx.x, tx = t % TX, ty = t / TX;

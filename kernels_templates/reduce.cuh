@@ -23,7 +23,8 @@
 // Host: reduce_rows, reduce_partials and reduce_final have a phased form
 // (host_emulation.h, "Phased kernels"): each thread's fold in turn, then
 // row_reduce's shuffle tree as loops (row_reduce_phased), the same operations
-// on the same operands.
+// on the same operands. So do the block programs' block_threads,
+// block_barrier and block_sum (below).
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
@@ -295,6 +296,49 @@ __device__ void reduce_final(long long count, long long total, Op op, Load load,
                        [&](long long i) { return A(load(i)); });
   acc = row_reduce<BLOCK, 1>(acc, op);
   if (threadIdx.x == 0) store(0LL, op.finish(acc, total));
+}
+
+// ---- Block programs ---------------------------------------------------------------------
+//
+// Codegen's block programs (FusedBlockProgram.cpp) run their stages with
+// these three: each stage's threads write their own outputs and read only
+// what earlier stages wrote, so a phased host call (host_emulation.h) runs a
+// stage as a loop over the block's threads, with no barrier between stages.
+
+/// body(t) for this thread, t = threadIdx.x; in a phased host call,
+/// body(t) for t = 0 .. BLOCK - 1 in turn.
+template <int BLOCK, typename Body>
+__device__ __forceinline__ void block_threads(Body body) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (int t = 0; t < BLOCK; ++t) body(t);
+    return;
+  }
+#endif
+  body(int(threadIdx.x));
+}
+
+/// __syncthreads(), but for a phased host call, whose stages run in order.
+__device__ __forceinline__ void block_barrier() {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) return;
+#endif
+  __syncthreads();
+}
+
+/// The sum over the block's threads of total(t), thread t's share, by
+/// row_reduce's tree (row_reduce_phased in a phased host call); every
+/// thread gets it. One-dimensional blocks of BLOCK threads.
+template <int BLOCK, typename T, typename Total>
+__device__ __forceinline__ T block_sum(Total total) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    T values[BLOCK];
+    for (int t = 0; t < BLOCK; ++t) values[t] = total(t);
+    return row_reduce_phased<BLOCK>(values, Sum<T>{});
+  }
+#endif
+  return row_reduce<BLOCK, 1>(total(int(threadIdx.x)), Sum<T>{});
 }
 
 /// load(i) = data[i].

@@ -129,9 +129,11 @@ std::string functor(const std::string &name, const ElementEnd &end, bool load,
 
 /// Adds the unit computing `op` (the entry `name` with the ends' tags, over
 /// `functors` and the ends' definitions, running `body`) and launches it.
+/// `phased`: the body is one call of a template with a phased form
+/// (host_emulation.h), so the unit says SPECTRAL_HOST_PHASED.
 void launchWithEnds(CodegenContext &context, Operation *op, std::string name, const Ends &ends,
-                    const std::string &functors, const std::string &body, Dim3 grid,
-                    Dim3 block) {
+                    const std::string &functors, const std::string &body, Dim3 grid, Dim3 block,
+                    bool phased) {
   std::string text = "#include \"matmul.cuh\"\n", definitions, params, ops;
   std::vector<StepArg> args;
   auto describe = [&ops](const std::string &part) {
@@ -148,6 +150,7 @@ void launchWithEnds(CodegenContext &context, Operation *op, std::string name, co
     if (end == &ends.store) describe(CodegenContext::describe(op));
     describe(end->ops);
   }
+  if (phased) text += "SPECTRAL_HOST_PHASED;\n";
   text += "\nnamespace {\n" + definitions + functors +
           "}  // namespace\n\nextern \"C\" __global__ void " + name + "(" + params + ") {\n" +
           body + "}\n";
@@ -199,7 +202,7 @@ void lowerMatmul(CodegenContext &context, sp::MatmulOp op, const Ends &ends) {
   int64_t tiles = batches * ceilDiv(m, tile.bm) * ceilDiv(n, tile.bn);
   launchWithEnds(context, op, name, ends, functors, body,
                  {uint32_t(std::min<int64_t>(tiles, 65535)), 1, 1},
-                 {uint32_t(tile.threads()), 1, 1});
+                 {uint32_t(tile.threads()), 1, 1}, /*phased=*/true);
 }
 
 /// out[b, o, s] = sum_i x[b, i, s] * w[i, o, s]: threads along the modes s,
@@ -236,7 +239,7 @@ void lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op, const Ends &e
                  {uint32_t(std::min<int64_t>(ceilDiv(modes, threads), 65535)),
                   uint32_t(std::min<int64_t>(ceilDiv(outChannels, to), 65535)),
                   uint32_t(std::min<int64_t>(ceilDiv(batch, tb), 65535))},
-                 {uint32_t(threads), 1, 1});
+                 {uint32_t(threads), 1, 1}, /*phased=*/false);  // no barrier: a plain loop
 }
 
 /// The dims the templates take as int.

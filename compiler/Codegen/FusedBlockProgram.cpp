@@ -13,9 +13,11 @@
 // they are read and never stored; a stage's result goes to a scratch array
 // (or to the region's output when it is yielded) that later stages read.
 // Reductions and softmax give each output (line) to one thread, in a fixed
-// order; the losses reduce over the block (reduce.cuh's row_reduce), so a
+// order; the losses reduce over the block (reduce.cuh's block_sum), so a
 // run is reproducible. A label out of range marks the error word with its
-// row, as the cross_entropy kernel does.
+// row, as the cross_entropy kernel does. Every stage runs through
+// reduce.cuh's block_threads and block_barrier: the unit is phased, so the
+// host device runs the block as one call, each stage a loop over its threads.
 //
 // What does not fit (an op the block cannot run, a second op that can fail,
 // fewer than two stages) returns false before the Program changes.
@@ -100,7 +102,7 @@ public:
     for (Operation *stage : stages_) {
       std::optional<std::string> text = renderStage(stage);
       if (!text) return false;
-      code += *text + "  __syncthreads();  // the next stages read what this one wrote\n";
+      code += *text + "  spectral_reduce::block_barrier();  // the next stages read what this one wrote\n";
     }
     std::optional<std::string> tail = renderYields();
     if (!tail) return false;
@@ -149,7 +151,10 @@ public:
     // One block in all: every register is its (a long program spilled at the
     // 128 that two blocks per SM leave, tests/lit/tools/kernel-gate.mlir).
     KernelSource unit = boundedUnit("loss.cuh", entry, int(kBlock), llvm::join(params, ", "), code,
-                                    "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n\n"
+                                    "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n"
+                                    // Every stage runs through block_threads: the host runs a
+                                    // block per call, each stage as a loop over the threads.
+                                    "SPECTRAL_HOST_PHASED;\n\n"
                                     "namespace {\n" + definitions_ + "}  // namespace\n\n",
                                     /*blocksPerSm=*/1);
     std::vector<Operation *> computed(ops_.begin(), ops_.end());
@@ -208,15 +213,15 @@ private:
       for (int64_t d = 0; d < int64_t(in.size()); ++d)
         if (!llvm::is_contained(reduced, d)) kept.push_back(d);
       const char *name = isa<sp::ReduceSumOp>(op) ? "Sum" : isa<sp::ReduceMeanOp>(op) ? "Mean" : "Max";
-      code += *g + "    const spectral_reduce::" + name + "<" + type + "> op;\n"
-              "    for (long long o = threadIdx.x; o < " + str(outputs) + "LL; o += " + str(kBlock) +
+      code += *g + "    const spectral_reduce::" + name + "<" + type + "> op;\n" + eachThread() +
+              "    for (long long o = t; o < " + str(outputs) + "LL; o += " + str(kBlock) +
               ") {\n      long long base = 0, rest = o;\n" +
               addCoordinates(in, kept, "rest", "base", "      ") + "      " + type +
               " acc = op.identity();\n      for (long long r = 0; r < " + str(count) +
               "LL; ++r) {\n        long long i = base, q = r;\n" +
               addCoordinates(in, reduced, "q", "i", "        ") + "        acc = op(acc, (" + type +
               ")(" + exprs[0] + "));\n      }\n      " + out + "[o] = op.finish(acc, " + str(count) +
-              "LL);\n    }\n";
+              "LL);\n    }\n" + endEachThread();
     } else if (isa<sp::SoftmaxOp, sp::LogSoftmaxOp>(op)) {
       std::vector<std::string> exprs;
       std::optional<std::string> g = group({op->getOperand(0)}, "g", &exprs);
@@ -226,8 +231,8 @@ private:
       for (int64_t d = axis + 1; d < int64_t(in.size()); ++d) inner *= in[d];
       for (int64_t d = 0; d < axis; ++d) outer *= in[d];
       bool log = isa<sp::LogSoftmaxOp>(op);
-      code += *g + "    const spectral_reduce::MaxSumOp<" + type + "> op;\n"
-              "    for (long long line = threadIdx.x; line < " + str(outer * inner) + "LL; line += " +
+      code += *g + "    const spectral_reduce::MaxSumOp<" + type + "> op;\n" + eachThread() +
+              "    for (long long line = t; line < " + str(outer * inner) + "LL; line += " +
               str(kBlock) + ") {\n      const long long base = (line / " + str(inner) + "LL) * " +
               str(n * inner) + "LL + line % " + str(inner) + "LL;\n"
               "      spectral_reduce::MaxSum<" + type + "> ms = op.identity();\n"
@@ -237,7 +242,7 @@ private:
               "      for (long long k = 0; k < " + str(n) + "LL; ++k) {\n        const long long i = base + k * " +
               str(inner) + "LL;\n        const " + type + " shifted = (" + type + ")(" + exprs[0] +
               ") - ms.max;\n        " + out + "[i] = " +
-              (log ? "shifted - log_sum" : "exp(shifted) * scale") + ";\n      }\n    }\n";
+              (log ? "shifted - log_sum" : "exp(shifted) * scale") + ";\n      }\n    }\n" + endEachThread();
     } else if (isa<sp::CrossEntropyOp>(op)) {
       std::vector<std::string> exprs, labelExprs;
       std::optional<std::string> g = group({op->getOperand(0)}, "g", &exprs);
@@ -245,9 +250,8 @@ private:
       if (!g || !l) return std::nullopt;
       failingOp_ = op;
       int64_t rows = in[0], classes = in[1];
-      code += *g + *l + "    const spectral_reduce::MaxSumOp<" + type + "> op;\n"
-              "    " + type + " total = 0;\n"
-              "    for (long long row = threadIdx.x; row < " + str(rows) + "LL; row += " + str(kBlock) +
+      code += *g + *l + "    const spectral_reduce::MaxSumOp<" + type + "> op;\n" +
+              threadTotal(type) + "    for (long long row = t; row < " + str(rows) + "LL; row += " + str(kBlock) +
               ") {\n      spectral_reduce::MaxSum<" + type + "> ms = op.identity();\n"
               "      for (long long k = 0; k < " + str(classes) + "LL; ++k) {\n        const long long i = row * " +
               str(classes) + "LL + k;\n        ms = op.push(ms, (" + type + ")(" + exprs[0] + "));\n      }\n"
@@ -264,7 +268,7 @@ private:
       std::optional<std::string> g = group({op->getOperand(0), op->getOperand(1)}, "g", &exprs);
       if (!g) return std::nullopt;
       int64_t n = elementCount(op->getOperand(0));
-      code += *g + "    " + type + " total = 0;\n    for (long long i = threadIdx.x; i < " + str(n) +
+      code += *g + threadTotal(type) + "    for (long long i = t; i < " + str(n) +
               "LL; i += " + str(kBlock) + ") {\n      const " + type + " d = (" + type + ")(" +
               exprs[0] + ") - (" + type + ")(" + exprs[1] + ");\n      total += d * d;\n    }\n" +
               reduceTotal(type, out, n);
@@ -274,11 +278,26 @@ private:
     return code + "  }\n";
   }
 
-  /// The mean of the threads' `total`s over `count` elements, into out[0].
+  /// Opens the loop or call giving each of the block's threads t its part
+  /// of a stage (reduce.cuh's block_threads); endEachThread() closes it.
+  static std::string eachThread() {
+    return "    spectral_reduce::block_threads<" + str(kBlock) + ">([&](int t) {\n";
+  }
+  static std::string endEachThread() { return "    });\n"; }
+
+  /// Opens the sum over the block's threads t of their `total`s, each
+  /// starting at 0 (reduce.cuh's block_sum); reduceTotal closes it.
+  static std::string threadTotal(const std::string &type) {
+    return "    const " + type + " sum = spectral_reduce::block_sum<" + str(kBlock) + ", " + type +
+           ">([&](int t) {\n    " + type + " total = 0;\n";
+  }
+
+  /// Closes threadTotal and writes the mean of the threads' `total`s over
+  /// `count` elements into out[0].
   static std::string reduceTotal(const std::string &type, const std::string &out, int64_t count) {
-    return "    total = spectral_reduce::row_reduce<" + str(kBlock) + ", 1>(total, spectral_reduce::Sum<" +
-           type + ">{});\n    if (threadIdx.x == 0) " + out + "[0] = spectral_reduce::Mean<" + type +
-           ">{}.finish(total, " + str(count) + "LL);\n";
+    return "    return total;\n    });\n" + eachThread() + "    if (t == 0) " + out +
+           "[0] = spectral_reduce::Mean<" + type + ">{}.finish(sum, " + str(count) + "LL);\n" +
+           endEachThread();
   }
 
   /// The yields no stage writes, computed at each of their elements.
@@ -294,9 +313,9 @@ private:
       written_.insert(value);
       // Not unrolled: a long expression unrolled four times spilled (the
       // PureFFT training step's gradients, tests/lit/tools/kernel-gate.mlir).
-      code += "  {\n" + *g + "#pragma unroll 1\n    for (long long i = threadIdx.x; i < " +
+      code += "  {\n" + *g + eachThread() + "#pragma unroll 1\n    for (long long i = t; i < " +
               str(elementCount(value)) + "LL; i += " + str(kBlock) + ") " + out + "[i] = " +
-              exprs[0] + ";\n  }\n";
+              exprs[0] + ";\n" + endEachThread() + "  }\n";
     }
     return code;
   }

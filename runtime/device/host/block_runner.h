@@ -56,6 +56,9 @@ struct GridLaunch {
   /// The kernel is phased (host_emulation.h): one call runs each whole block,
   /// its templates looping over the threads; no fibers.
   bool whole_block = false;
+  /// Denormal operands and results of float and double arithmetic are zeros
+  /// while the blocks run (HostDenormals::kFlush); else IEEE gradual underflow.
+  bool flush_denormals = false;
 };
 
 class BlockRunner {

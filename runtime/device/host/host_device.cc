@@ -129,9 +129,17 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks&
 
 StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks,
                                                          HostSchedule schedule) {
+  StatusOr<HostDenormals> denormals = denormals_from_environment();
+  if (!denormals) return denormals.status();
+  return create(checks, schedule, *denormals);
+}
+
+StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks,
+                                                         HostSchedule schedule,
+                                                         HostDenormals denormals) {
   StatusOr<host::HostPool*> pool = host::HostPool::global();
   if (!pool) return pool.status();
-  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks, schedule));
+  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks, schedule, denormals));
 }
 
 StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
@@ -143,9 +151,21 @@ StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
                        ": expected phased (the default) or fibers");
 }
 
+StatusOr<HostDenormals> HostDevice::denormals_from_environment() {
+  const char* text = std::getenv("SPECTRAL_HOST_DENORMALS");
+  if (text == nullptr || *text == 0 || std::strcmp(text, "flush") == 0)
+    return HostDenormals::kFlush;
+  if (std::strcmp(text, "keep") == 0) return HostDenormals::kKeep;
+  return Status::error(std::string("SPECTRAL_HOST_DENORMALS=") + text +
+                       ": expected flush (the default) or keep");
+}
+
 HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks,
-                       HostSchedule schedule)
-    : pool_(pool), checks_(checks), phased_(schedule == HostSchedule::kPhased && !checks.any()) {
+                       HostSchedule schedule, HostDenormals denormals)
+    : pool_(pool),
+      checks_(checks),
+      phased_(schedule == HostSchedule::kPhased && !checks.any()),
+      denormals_(denormals) {
   if (checks.accesses()) checker_ = std::make_unique<host::AccessChecker>(checks.race, checks.init);
 }
 
@@ -157,7 +177,8 @@ HostDevice::~HostDevice() {
 std::string HostDevice::name() const {
   return "host (" + std::to_string(pool_->threads()) + " threads" +
          (checks_.any() ? ", checking " + checks_.describe() : "") +
-         (phased_ || checks_.any() ? "" : ", fibers only") + ")";
+         (phased_ || checks_.any() ? "" : ", fibers only") +
+         (denormals_ == HostDenormals::kKeep ? ", denormals kept" : "") + ")";
 }
 
 StatusOr<void*> HostDevice::allocate(size_t bytes) {
@@ -337,6 +358,7 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
   context.order_reverse = checks_.order_reverse;
   context.order_seed = checks_.order_seed;
   context.phased = phased_;
+  context.flush_denormals = denormals_ == HostDenormals::kFlush;
   const auto& host_kernel = static_cast<const HostKernel&>(kernel);
   const int result = host_kernel.launch_fn()(&context.table, {grid.x, grid.y, grid.z},
                                              {block.x, block.y, block.z}, dynamic_shared_bytes,

@@ -15,6 +15,10 @@
 //   SPECTRAL_HOST_SCHEDULE    phased (default): a phased kernel (host_emulation.h)
 //                             runs a block per call, its templates looping over the
 //                             threads; fibers: every kernel's threads as fibers
+//   SPECTRAL_HOST_DENORMALS   flush (default): kernels' float and double arithmetic
+//                             takes denormal operands and results as zeros; keep:
+//                             IEEE gradual underflow, as a GPU's (many times
+//                             slower where denormals are common)
 #pragma once
 
 #include "runtime/device/device.h"
@@ -39,6 +43,13 @@ class HostPool;
 /// Under any check they run as fibers, whatever the schedule.
 enum class HostSchedule { kPhased, kFibers };
 
+/// Whether kernels on the host flush denormal operands and results of float
+/// and double arithmetic to zero (kFlush: the CPU takes up to ~100 cycles
+/// per denormal otherwise; a training's small gradients have many), or keep
+/// IEEE gradual underflow (kKeep: as CUDA does without -ftz, for doubles
+/// always). The calling thread's own mode is never changed.
+enum class HostDenormals { kFlush, kKeep };
+
 class HostDevice final : public Device {
  public:
   /// Limits a launch is checked against (CUDA's, so host runs catch what a GPU would reject).
@@ -46,16 +57,24 @@ class HostDevice final : public Device {
   static constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
 
   /// Fails when SPECTRAL_HOST_THREADS, SPECTRAL_HOST_STACK_SIZE,
-  /// SPECTRAL_HOST_CHECK or SPECTRAL_HOST_SCHEDULE is invalid.
+  /// SPECTRAL_HOST_CHECK, SPECTRAL_HOST_SCHEDULE or SPECTRAL_HOST_DENORMALS is
+  /// invalid.
   static StatusOr<std::unique_ptr<HostDevice>> create();
   /// With `checks` rather than SPECTRAL_HOST_CHECK's.
   static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks);
   /// With `checks` and `schedule` rather than the environment's.
   static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks,
                                                       HostSchedule schedule);
+  /// With `checks`, `schedule` and `denormals` rather than the environment's.
+  static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks,
+                                                      HostSchedule schedule,
+                                                      HostDenormals denormals);
   /// SPECTRAL_HOST_SCHEDULE's schedule (unset or empty: phased); an error
   /// names the variable.
   static StatusOr<HostSchedule> schedule_from_environment();
+  /// SPECTRAL_HOST_DENORMALS's mode (unset or empty: flush); an error names
+  /// the variable.
+  static StatusOr<HostDenormals> denormals_from_environment();
   ~HostDevice() override;
 
   std::string name() const override;
@@ -74,7 +93,8 @@ class HostDevice final : public Device {
   bool phased() const { return phased_; }
 
  private:
-  HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule);
+  HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule,
+             HostDenormals denormals);
   /// One run of a loaded kernel's grid; `permute`: in the order check's order.
   Status run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
              void** args, bool permute);
@@ -95,6 +115,7 @@ class HostDevice final : public Device {
   host::HostPool* pool_;
   const host::HostChecks checks_;
   const bool phased_;  // phased kernels run a block per call
+  const HostDenormals denormals_;
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_

@@ -10,6 +10,46 @@
 namespace spectral::host {
 namespace {
 
+/// While alive, this OS thread's float and double arithmetic flushes
+/// denormal operands and results to zero (`flush`) or keeps them (IEEE
+/// gradual underflow), whatever the thread's mode was; that mode is restored
+/// after. x86-64: MXCSR's DAZ and FTZ; AArch64: FPCR.FZ. Fibers started
+/// meanwhile take the mode with the rest of the thread's floating-point
+/// state (Boost.Context's and ucontext's switches save and restore it).
+class DenormalMode {
+ public:
+  explicit DenormalMode(bool flush) {
+#if defined(__x86_64__)
+    saved_ = __builtin_ia32_stmxcsr();
+    constexpr unsigned kFlushBits = 0x8040;  // FTZ (bit 15) and DAZ (bit 6)
+    __builtin_ia32_ldmxcsr(flush ? saved_ | kFlushBits : saved_ & ~kFlushBits);
+#elif defined(__aarch64__)
+    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_));
+    constexpr uint64_t kFlushBit = uint64_t(1) << 24;  // FZ
+    const uint64_t mode = flush ? saved_ | kFlushBit : saved_ & ~kFlushBit;
+    __asm__ volatile("msr fpcr, %0" : : "r"(mode));
+#else
+    (void)flush;  // the platform's default mode (IEEE on the others we build for)
+#endif
+  }
+  ~DenormalMode() {
+#if defined(__x86_64__)
+    __builtin_ia32_ldmxcsr(saved_);
+#elif defined(__aarch64__)
+    __asm__ volatile("msr fpcr, %0" : : "r"(saved_));
+#endif
+  }
+  DenormalMode(const DenormalMode&) = delete;
+  DenormalMode& operator=(const DenormalMode&) = delete;
+
+ private:
+#if defined(__x86_64__)
+  unsigned saved_ = 0;
+#else
+  uint64_t saved_ = 0;
+#endif
+};
+
 std::string format(spectral_host_uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
@@ -88,6 +128,7 @@ void HostPool::worker_main(int index) {
 void HostPool::take_blocks(int index, const GridLaunch& launch) {
   std::unique_ptr<BlockRunner>& runner = runners_[size_t(index)];
   if (runner == nullptr) runner = std::make_unique<BlockRunner>(stack_bytes_);
+  const DenormalMode mode(launch.flush_denormals);
   const uint64_t gx = launch.grid.x, gxy = gx * launch.grid.y;
   std::string error;
   while (!failed_.load(std::memory_order_relaxed)) {
@@ -196,6 +237,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.order_reverse = context.order_reverse;
     launch.order_seed = context.order_seed;
     launch.whole_block = context.phased && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED) != 0;
+    launch.flush_denormals = context.flush_denormals;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };

@@ -40,6 +40,7 @@ struct LaunchContext {
   bool order_reverse = false;
   uint64_t order_seed = 0;
   bool phased = false;  // a phased kernel (SPECTRAL_HOST_KERNEL_PHASED) runs a block per call
+  bool flush_denormals = false;  // GridLaunch::flush_denormals
 };
 
 class HostPool {

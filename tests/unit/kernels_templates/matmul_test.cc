@@ -44,12 +44,14 @@ template <> struct Dtype<std::complex<double>> {
 template <typename T>
 using Real = decltype(std::abs(T()));
 
+/// `marks`: namespace-scope lines before the kernel (SPECTRAL_HOST_PHASED).
 template <typename T>
-KernelSource unit(const std::string& entry, const std::string& params, const std::string& body) {
+KernelSource unit(const std::string& entry, const std::string& params, const std::string& body,
+                  const std::string& marks = "") {
   std::map<std::string, std::string> values{
       {"$V", Dtype<T>::name}, {"$TILE", Dtype<T>::tile}, {"$E", entry + "_" + Dtype<T>::tag}};
-  return {fill(std::string(kPrelude) + "extern \"C\" __global__ void $E(" + params + ") {\n" +
-                   body + "\n}\n",
+  return {fill(std::string(kPrelude) + marks + "extern \"C\" __global__ void $E(" + params +
+                   ") {\n" + body + "\n}\n",
                values),
           fill("$E", values)};
 }
@@ -85,7 +87,8 @@ KernelSource matmul_unit() {
       "  const BatchStrides a_batch{2, {batch0, batch1}, {a_stride0, a_stride1}};\n"
       "  const BatchStrides b_batch{2, {batch0, batch1}, {b_stride0, b_stride1}};\n"
       "  matmul<$TILE, $V>(M, N, K, batch0 * batch1, MatrixLoad<$V>{a, a_batch, K, 1},\n"
-      "      MatrixLoad<$V>{b, b_batch, b_row_stride, b_col_stride}, MatrixStore<$V>{c, M, N});");
+      "      MatrixLoad<$V>{b, b_batch, b_row_stride, b_col_stride}, MatrixStore<$V>{c, M, N});",
+      "SPECTRAL_HOST_PHASED;\n");  // as codegen's: the host runs a block per call
 }
 
 template <typename T>

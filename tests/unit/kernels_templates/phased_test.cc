@@ -14,10 +14,12 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
-#include <cstdio>
 #include <complex>
+#include <cstdio>
 #include <cstring>
+#include <map>
 #include <random>
 
 namespace spectral::testing {
@@ -231,6 +233,48 @@ TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
   reductions_both_ways<double>({{32, 8}, {512, 1}});
   complex_reductions_both_ways<float>();
   complex_reductions_both_ways<double>();
+}
+
+/// A matmul unit of tile (BM, BN, BK, TM, TN) = `tile` reading A [M, K]
+/// and then B [K, N] from one input, the product [M, N] to the output.
+KernelSource matmul_unit(const std::string& type, const std::string& tile, const std::string& tag) {
+  const std::map<std::string, std::string> values{
+      {"$V", type}, {"$TILE", tile}, {"$E", "phased_matmul_" + tag}};
+  return {fill(R"(#include "common.cuh"
+#include "matmul.cuh"
+using namespace spectral_linalg;
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void $E(const $V* in, $V* out, int M, int N, int K) {
+  const BatchStrides none{1, {1}, {0}};
+  matmul<$TILE, $V>(M, N, K, 1, MatrixLoad<$V>{in, none, K, 1},
+                    MatrixLoad<$V>{in + (long long)M * K, none, N, 1}, MatrixStore<$V>{out, M, N});
+}
+)",
+               values),
+          fill("$E", values)};
+}
+
+/// Products with partial tiles, K not a multiple of BK (the padded
+/// multiply-adds of zeros turn a -0 sum into +0: both ways must), zeros,
+/// infinities and NaNs among the values, and a grid smaller than the tiles.
+template <typename T>
+void matmul_both_ways(const std::string& type, const std::string& tile, const std::string& tag,
+                      int reals_per_value) {
+  for (auto [M, N, K] : {std::array<int, 3>{1, 10, 840}, {70, 33, 9}, {64, 64, 16}}) {
+    SCOPED_TRACE(type + " " + std::to_string(M) + "x" + std::to_string(N) + "x" +
+                 std::to_string(K));
+    const size_t count = size_t(M * K + K * N) * reals_per_value;
+    const std::vector<uint8_t> x = random_bytes<T>(count, 17, /*specials=*/M == 70);
+    expect_unit_same_both_ways(matmul_unit(type, tile, tag), {2, 1, 1}, {256, 1, 1},
+                               x, size_t(M * N) * reals_per_value * sizeof(T), {&M, &N, &K});
+  }
+}
+
+TEST(PhasedSchedule, MatmulMatchesFibers) {
+  matmul_both_ways<float>("float", "64, 64, 16, 4, 4", "f32", 1);  // lanes of floats
+  matmul_both_ways<float>("float", "32, 32, 16, 2, 2", "f32_32", 1);  // PureFFT training's tile
+  matmul_both_ways<double>("double", "64, 64, 8, 4, 4", "f64", 1);
+  matmul_both_ways<float>("cplx<float>", "64, 64, 8, 4, 4", "c64", 2);  // a value at a time
 }
 
 }  // namespace

@@ -61,6 +61,12 @@ TEST(BlockProgram, ReductionsSoftmaxAndMseOverAnyAxes) {
   EXPECT_EQ(expectMatchesReference(mixedStages("f64")), 1);
 }
 
+TEST(BlockProgram, PhasedAndFiberRunsGiveTheSameBits) {
+  // Each stage as a loop over the threads, the losses' sums by
+  // row_reduce_phased: the same bits as every thread a fiber.
+  expectPhasedMatchesFibers({patternLayer(7, "f32"), patternLayer(300, "f64"), mixedStages("f32")});
+}
+
 TEST(BlockProgram, ALabelOutOfRangeNamesItsRow) {
   std::string source = patternLayer(4, "f32");
   std::vector<HostTensor> inputs = randomInputs(source);

@@ -4,6 +4,7 @@
 #include "compiler/API/Jit.h"
 #include "compiler/API/Validate.h"
 #include "compiler/Reference/Evaluator.h"
+#include "runtime/device/host/host_device.h"
 #include "runtime/kernels/embedded_templates.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -183,6 +184,42 @@ std::string runError(const std::string &source, std::vector<HostTensor> inputs) 
   if (inputs.empty()) inputs = randomInputs(source);
   std::vector<HostTensor> outputs;
   return runOn(source, hostDevice(), inputs, &outputs);
+}
+
+void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased) {
+  auto make = [](HostSchedule schedule) {
+    StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create(host::HostChecks{}, schedule);
+    EXPECT_TRUE(bool(device)) << device.status().message();
+    return device ? std::move(*device) : nullptr;
+  };
+  static std::unique_ptr<HostDevice> loops = make(HostSchedule::kPhased),
+                                     fibers = make(HostSchedule::kFibers);
+  ASSERT_TRUE(loops && fibers);
+  for (const std::string &source : sources) {
+    auto context = createContext();
+    auto module = parse(*context, source);
+    ASSERT_TRUE(module) << source;
+    JitOptions options;
+    options.simplify = false;
+    options.fuse = false;
+    llvm::Expected<std::unique_ptr<Executable>> executable = jitCompile(*module, *loops, options);
+    ASSERT_TRUE(bool(executable)) << llvm::toString(executable.takeError()) << "\nin:\n" << source;
+    EXPECT_EQ(llvm::count_if((*executable)->program().kernels,
+                             [](const KernelDesc &kernel) {
+                               return kernel.source.source.find("SPECTRAL_HOST_PHASED;") !=
+                                      std::string::npos;
+                             }),
+              phased)
+        << "phased units in:\n" << source;
+    const std::vector<HostTensor> inputs = randomInputs(source, 3);
+    std::vector<HostTensor> byLoops, byFibers;
+    ASSERT_EQ((*executable)->run(inputs, &byLoops).message(), "") << source;
+    ASSERT_EQ(runOn(source, *fibers, inputs, &byFibers), "") << source;
+    ASSERT_EQ(byLoops.size(), byFibers.size());
+    for (size_t i = 0; i < byLoops.size(); ++i)
+      EXPECT_TRUE(byLoops[i].bytes == byFibers[i].bytes)
+          << "result #" << i << " differs between the phased and the fiber runs in:\n" << source;
+  }
 }
 
 std::map<std::string, CompiledKernel> expectCleanCubins(const std::vector<std::string> &sources,

@@ -52,6 +52,13 @@ std::string runError(const std::string &source, std::vector<HostTensor> inputs =
 std::string runOn(const std::string &source, Device &device, const std::vector<HostTensor> &inputs,
                   std::vector<HostTensor> *outputs);
 
+/// Compiles @main of each source as runError does and runs it on two host
+/// devices of their own, with no checks whatever the environment says: one
+/// phased (host_emulation.h, "Phased kernels"), one with every CUDA thread a
+/// fiber, on the same random inputs. Every result must be the same bytes,
+/// and the kernels of each source must include `phased` phased units.
+void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased = 1);
+
 /// KERNELS.md's static gate for generated kernels: compiles every kernel of
 /// @main of each source (without simplification) with NVRTC to CUBIN (and
 /// PTX) for `arch` and expects no spill stores or loads and registers that

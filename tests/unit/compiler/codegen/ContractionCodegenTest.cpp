@@ -209,6 +209,14 @@ TEST(FusedContractions, EachOperandTakesItsPrologue) {
             1);
 }
 
+TEST(FusedContractions, PhasedAndFiberRunsGiveTheSameBits) {
+  // matmul's phased form (a tile's loads, then its products, as loops) with
+  // fused ends, against every CUDA thread as a fiber.
+  expectPhasedMatchesFibers({denseLayer(kTiledF64, "gelu"),
+                             denseLayer({"i32", {6, 9}, {9, 4}, {6, 4}}, "neg"),
+                             bothEnds(kSmallF32), denseLayer(kBroadcastC64, "tanh")});
+}
+
 TEST(FusedContractions, ChannelMixes) {
   EXPECT_EQ(expectMatchesReference(fusedMix(kMixF32)), 1);
   EXPECT_EQ(expectMatchesReference(fusedMix({"f64", {2, 3, 7}, {3, 5, 7}, {2, 5, 7}})), 1);

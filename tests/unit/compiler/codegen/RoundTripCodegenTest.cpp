@@ -4,8 +4,6 @@
 // evaluator, and through NVRTC's gate.
 #include "tests/unit/compiler/codegen/CodegenTestUtil.h"
 
-#include "runtime/device/host/host_device.h"
-
 #include <gtest/gtest.h>
 
 namespace spectral::testing {
@@ -56,27 +54,12 @@ TEST(RoundTrips, ComplexFiltersRunAsOneKernel) {
 
 TEST(RoundTrips, PhasedAndFiberRunsGiveTheSameBits) {
   // The round trips' phased forms (host_emulation.h, "Phased kernels")
-  // against every CUDA thread as a fiber, on the same inputs: two host
-  // devices of their own, without checks whatever the environment says.
-  StatusOr<std::unique_ptr<HostDevice>> phased =
-      HostDevice::create(host::HostChecks{}, HostSchedule::kPhased);
-  StatusOr<std::unique_ptr<HostDevice>> fibers =
-      HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
-  ASSERT_TRUE(bool(phased)) << phased.status().message();
-  ASSERT_TRUE(bool(fibers)) << fibers.status().message();
-  for (const std::string &source :
-       {complexFilter("6x64", "64", 1, "ortho", "f32"),
-        complexFilter("60x3x5", "60x1x1", 0, "forward", "f32"),
-        complexFilter("3x7x5", "7x5", 1, "ortho", "f64"), realFilter(5, 6, "ortho", "f32"),
-        realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64")}) {
-    const std::vector<HostTensor> inputs = randomInputs(source, 3);
-    std::vector<HostTensor> loops, fibered;
-    ASSERT_EQ(runOn(source, **phased, inputs, &loops), "") << source;
-    ASSERT_EQ(runOn(source, **fibers, inputs, &fibered), "") << source;
-    ASSERT_EQ(loops.size(), fibered.size());
-    for (size_t i = 0; i < loops.size(); ++i)
-      EXPECT_TRUE(loops[i].bytes == fibered[i].bytes) << "result #" << i << " differs in:\n" << source;
-  }
+  // against every CUDA thread as a fiber, on the same inputs.
+  expectPhasedMatchesFibers(
+      {complexFilter("6x64", "64", 1, "ortho", "f32"),
+       complexFilter("60x3x5", "60x1x1", 0, "forward", "f32"),
+       complexFilter("3x7x5", "7x5", 1, "ortho", "f64"), realFilter(5, 6, "ortho", "f32"),
+       realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64")});
 }
 
 TEST(RoundTrips, RealFiltersRunAsOneKernel) {

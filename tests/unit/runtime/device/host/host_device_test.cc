@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -417,6 +419,127 @@ TEST(HostDevice, ScheduleFromTheEnvironment) {
     setenv("SPECTRAL_HOST_SCHEDULE", saved.c_str(), 1);
   else
     unsetenv("SPECTRAL_HOST_SCHEDULE");
+}
+
+// in = {FLT_MIN, FLT_MIN / 4 (a denormal)}, and the same for double: each
+// thread writes FLT_MIN * half (a denormal result) and FLT_MIN / 4 + 0 (a
+// denormal operand), then the doubles', as plain threads, fibers (a
+// barrier first) and a phased block.
+constexpr const char* kTiny = R"(
+struct Tiny {
+  const float* in;
+  const double* wide;
+  float half;
+  __device__ void operator()(int t, float* out, double* wide_out) const {
+    out[2 * t] = in[0] * half;
+    out[2 * t + 1] = in[1] + 0.0f;
+    wide_out[2 * t] = wide[0] * half;
+    wide_out[2 * t + 1] = wide[1] + 0.0;
+  }
+};
+)";
+constexpr const char* kDenormalUnit = R"(
+extern "C" __global__ void tiny_plain(const float* in, const double* wide, float half, float* out,
+                                      double* wide_out) {
+  Tiny{in, wide, half}(blockIdx.x * blockDim.x + threadIdx.x, out, wide_out);
+}
+extern "C" __global__ void tiny_fibers(const float* in, const double* wide, float half, float* out,
+                                       double* wide_out) {
+  __syncthreads();
+  Tiny{in, wide, half}(blockIdx.x * blockDim.x + threadIdx.x, out, wide_out);
+}
+)";
+constexpr const char* kDenormalPhasedUnit = R"(
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void tiny_phased(const float* in, const double* wide, float half, float* out,
+                                       double* wide_out) {
+  const int first = blockIdx.x * blockDim.x;
+  if (::spectral_host::take_whole_block()) {
+    for (int t = 0; t < (int)blockDim.x; ++t) Tiny{in, wide, half}(first + t, out, wide_out);
+    return;
+  }
+  __syncthreads();
+  Tiny{in, wide, half}(first + threadIdx.x, out, wide_out);
+}
+)";
+
+/// Runs `entry` on 2 blocks of 32 threads: whether every result was a
+/// denormal (kept) or zero (flushed); fails the test on a mix.
+bool denormals_kept(HostDevice& device, const char* unit, const char* entry) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kTiny + std::string(unit), entry});
+  EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
+  if (!kernel) return false;
+  const float in[2] = {FLT_MIN, FLT_MIN / 4};
+  const double wide[2] = {DBL_MIN, DBL_MIN / 4};
+  float half = 0.5f;
+  void* d_in = *device.allocate(sizeof in);
+  void* d_wide = *device.allocate(sizeof wide);
+  void* out = *device.allocate(128 * sizeof(float));
+  void* wide_out = *device.allocate(128 * sizeof(double));
+  EXPECT_TRUE(device.copy_to_device(d_in, in, sizeof in).is_ok());
+  EXPECT_TRUE(device.copy_to_device(d_wide, wide, sizeof wide).is_ok());
+  void* args[] = {&d_in, &d_wide, &half, &out, &wide_out};
+  Status status = device.launch(**kernel, {2, 1, 1}, {32, 1, 1}, 0, args);
+  EXPECT_TRUE(status.is_ok()) << status.message();
+  std::vector<float> got(128);
+  std::vector<double> wide_got(128);
+  EXPECT_TRUE(device.copy_to_host(got.data(), out, 128 * sizeof(float)).is_ok());
+  EXPECT_TRUE(device.copy_to_host(wide_got.data(), wide_out, 128 * sizeof(double)).is_ok());
+  for (void* p : {d_in, d_wide, out, wide_out}) EXPECT_TRUE(device.release(p).is_ok());
+  int kept = 0, flushed = 0;
+  for (int i = 0; i < 128; ++i) {
+    const float want = i % 2 == 0 ? FLT_MIN / 2 : FLT_MIN / 4;
+    const double wide_want = i % 2 == 0 ? DBL_MIN / 2 : DBL_MIN / 4;
+    kept += (got[i] == want) + (wide_got[i] == wide_want);
+    flushed += (got[i] == 0 && !std::signbit(got[i])) + (wide_got[i] == 0 && !std::signbit(wide_got[i]));
+  }
+  EXPECT_TRUE(kept == 256 || flushed == 256) << entry << " on " << device.name() << ": " << kept
+                                             << " kept, " << flushed << " flushed of 256";
+  return kept == 256;
+}
+
+TEST(HostDevice, DenormalsAreFlushedUnlessKeepIsAsked) {
+  for (HostSchedule schedule : {HostSchedule::kPhased, HostSchedule::kFibers}) {
+    StatusOr<std::unique_ptr<HostDevice>> flush =
+        HostDevice::create(host::HostChecks{}, schedule, HostDenormals::kFlush);
+    StatusOr<std::unique_ptr<HostDevice>> keep =
+        HostDevice::create(host::HostChecks{}, schedule, HostDenormals::kKeep);
+    ASSERT_TRUE(flush && keep);
+    for (const char* entry : {"tiny_plain", "tiny_fibers"}) {
+      EXPECT_FALSE(denormals_kept(**flush, kDenormalUnit, entry)) << entry;
+      EXPECT_TRUE(denormals_kept(**keep, kDenormalUnit, entry)) << entry;
+    }
+    EXPECT_FALSE(denormals_kept(**flush, kDenormalPhasedUnit, "tiny_phased"));
+    EXPECT_TRUE(denormals_kept(**keep, kDenormalPhasedUnit, "tiny_phased"));
+    EXPECT_NE((*keep)->name().find("denormals kept"), std::string::npos) << (*keep)->name();
+    EXPECT_EQ((*flush)->name().find("denormals"), std::string::npos) << (*flush)->name();
+  }
+  // This thread ran blocks too, and its own mode is as it was.
+  volatile float tiny = FLT_MIN;
+  EXPECT_EQ(tiny * 0.5f, FLT_MIN / 2);
+}
+
+TEST(HostDevice, DenormalsFromTheEnvironment) {
+  const char* was = std::getenv("SPECTRAL_HOST_DENORMALS");
+  const std::string saved = was != nullptr ? was : "";
+  for (auto [text, expected] : {std::pair<const char*, HostDenormals>{"", HostDenormals::kFlush},
+                                {"flush", HostDenormals::kFlush},
+                                {"keep", HostDenormals::kKeep}}) {
+    setenv("SPECTRAL_HOST_DENORMALS", text, 1);
+    StatusOr<HostDenormals> mode = HostDevice::denormals_from_environment();
+    ASSERT_TRUE(mode) << text;
+    EXPECT_EQ(*mode, expected) << text;
+  }
+  setenv("SPECTRAL_HOST_DENORMALS", "ftz", 1);
+  StatusOr<HostDenormals> bad = HostDevice::denormals_from_environment();
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.status().message().find("SPECTRAL_HOST_DENORMALS=ftz"), std::string::npos)
+      << bad.status().message();
+  EXPECT_FALSE(HostDevice::create());
+  if (was != nullptr)
+    setenv("SPECTRAL_HOST_DENORMALS", saved.c_str(), 1);
+  else
+    unsetenv("SPECTRAL_HOST_DENORMALS");
 }
 
 }  // namespace
