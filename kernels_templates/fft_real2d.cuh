@@ -19,8 +19,9 @@
 // k * H, so a store can read bin (r, k) at shared[k * H + r]), then the rows
 // in flight (real2d_shared_values).
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: rfft2_block and irfft2_block have a phased form (host_emulation.h,
+// "Phased kernels"): the rows one by one, then the columns, each transform
+// fft_phased, with the same packing and unpacking as the threads'.
 #pragma once
 
 #include "fft_real.cuh"
@@ -47,6 +48,16 @@ __host__ __device__ constexpr int real2d_shared_values() {
   return Real2D<H, W, KW, THREADS>::SHARED_VALUES;
 }
 
+/// Row r of the kept columns as packed_bin's load: bin k, zero past KW.
+template <int H, int KW, typename T>
+struct KeptColumns {
+  const cplx<T>* columns;
+  int r;
+  __device__ __forceinline__ cplx<T> operator()(int, int k) const {
+    return k < KW ? columns[k * H + r] : make_cplx<T>(T(0), T(0));
+  }
+};
+
 /// The forward transform of image blockIdx.x: load(image, r, c) gives the
 /// real x[r][c]; the KW kept columns of its unscaled spectrum are left in
 /// shared[k * H + r]; then store(image, e) is called for e in
@@ -62,6 +73,23 @@ __device__ void rfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   const int image = blockIdx.x;
   cplx<T>* columns = shared;
   cplx<T>* rows = shared + KW * H;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    PhasedFft<HALF, T>& row_state = phased_state<HALF>(half_twiddles);
+    for (int r = 0; r < H; ++r) {
+      for (int n = 0; n < HALF; ++n)
+        rows[n] = make_cplx<T>(load(image, r, 2 * n), load(image, r, 2 * n + 1));
+      const cplx<T>* z = fft_phased<HALF, true>(rows, row_state.scratch, row_state, half_twiddles);
+      for (int k = 0; k < KW; ++k)
+        columns[k * H + r] = unpack_bin(z[k % HALF], z[(HALF - k) % HALF], twiddles_n[k]);
+    }
+    PhasedFft<H, T>& column_state = phased_state<H>(twiddles_h);
+    for (int k = 0; k < KW; ++k)
+      fft_phased_in_place<H, true>(columns + k * H, column_state, twiddles_h);
+    for (int e = 0; e < Store::ELEMENTS; ++e) store(image, e);
+    return;
+  }
+#endif
   each_line<THREADS>(H, Shape::ROW_THREADS, Shape::ROWS_AT_ONCE, [&](int r, int t, bool active) {
     cplx<T>* z = rows + (active ? (r % Shape::ROWS_AT_ONCE) * HALF : 0);
     if (active)
@@ -94,6 +122,28 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
   const int image = blockIdx.x;
   cplx<T>* columns = shared;
   cplx<T>* rows = shared + KW * H;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (int e = 0; e < H * KW; ++e) {
+      const int r = e / KW, k = e - r * KW;
+      columns[k * H + r] = load(image, r, k);
+    }
+    PhasedFft<H, T>& column_state = phased_state<H>(twiddles_h);
+    for (int k = 0; k < KW; ++k)
+      fft_phased_in_place<H, false>(columns + k * H, column_state, twiddles_h);
+    PhasedFft<HALF, T>& row_state = phased_state<HALF>(half_twiddles);
+    for (int r = 0; r < H; ++r) {
+      for (int k = 0; k < HALF; ++k)
+        rows[k] = packed_bin(KeptColumns<H, KW, T>{columns, r}, 0, k, HALF, twiddles_n[k]);
+      const cplx<T>* z = fft_phased<HALF, false>(rows, row_state.scratch, row_state, half_twiddles);
+      for (int n = 0; n < HALF; ++n) {
+        store(image, r, 2 * n, z[n].re);
+        store(image, r, 2 * n + 1, z[n].im);
+      }
+    }
+    return;
+  }
+#endif
   for (int e = threadIdx.x; e < H * KW; e += THREADS) {  // along rows: the loads coalesce
     const int r = e / KW, k = e - r * KW;
     columns[k * H + r] = load(image, r, k);
@@ -104,17 +154,9 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
   });
   each_line<THREADS>(H, Shape::ROW_THREADS, Shape::ROWS_AT_ONCE, [&](int r, int t, bool active) {
     cplx<T>* z = rows + (active ? (r % Shape::ROWS_AT_ONCE) * HALF : 0);
-    const cplx<T> zero = make_cplx<T>(T(0), T(0));
     if (active)
-      for (int k = t; k < HALF; k += Shape::ROW_THREADS) {
-        cplx<T> a = k < KW ? columns[k * H + r] : zero;
-        cplx<T> b = HALF - k < KW ? columns[(HALF - k) * H + r] : zero;
-        if (k == 0) {  // DC and Nyquist are real in a Hermitian row
-          a.im = T(0);
-          b.im = T(0);
-        }
-        z[k] = pack_bins(a, b, twiddles_n[k]);
-      }
+      for (int k = t; k < HALF; k += Shape::ROW_THREADS)
+        z[k] = packed_bin(KeptColumns<H, KW, T>{columns, r}, 0, k, HALF, twiddles_n[k]);
     __syncthreads();  // the inverse's first stage reads values other threads packed
     fft_shared<HALF, Shape::ROW_THREADS, false>(z, half_twiddles, t, active);
     if (active)

@@ -259,6 +259,23 @@ __forceinline__ cplx<T>* fft_phased(cplx<T>* x, cplx<T>* other, const PhasedFft<
   }
 }
 
+/// This OS thread's PhasedFft of length N, `twiddles` staged into it.
+template <int N, typename T>
+__forceinline__ PhasedFft<N, T>& phased_state(const cplx<T>* __restrict__ twiddles) {
+  static thread_local PhasedFft<N, T> state;
+  state.stage(twiddles);
+  return state;
+}
+
+/// fft_phased of x[0, N) left in x (fft_shared's in-place result).
+template <int N, bool FORWARD, typename T>
+__forceinline__ void fft_phased_in_place(cplx<T>* x, PhasedFft<N, T>& state,
+                                         const cplx<T>* __restrict__ twiddles) {
+  const cplx<T>* y = fft_phased<N, FORWARD>(x, state.scratch, state, twiddles);
+  if (y != x)
+    for (int i = 0; i < N; ++i) x[i] = y[i];
+}
+
 /// The phased form's walk over a block's rows: `line(batch, x, state)` for
 /// each row's batch entry below `batches`, x being the row's N entries of
 /// `shared` and `state` (one per OS thread) having staged `twiddles`; the
@@ -266,8 +283,7 @@ __forceinline__ cplx<T>* fft_phased(cplx<T>* x, cplx<T>* other, const PhasedFft<
 template <int N, typename T, typename Line>
 __forceinline__ void each_row_phased(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
                                      int batches, Line line) {
-  static thread_local PhasedFft<N, T> state;
-  state.stage(twiddles);
+  PhasedFft<N, T>& state = phased_state<N>(twiddles);
   for (int row = 0; row < int(blockDim.y); ++row) {
     const int batch = int(blockIdx.x * blockDim.y) + row;
     if (batch >= batches) break;

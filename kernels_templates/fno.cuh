@@ -15,8 +15,9 @@
 // grid.x = the batch. Shared memory: ROWS * N/2 packed values, then the
 // CIN x MODES kept bins and the COUT x MODES mixed ones.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: fno1d_layer has a phased form (host_emulation.h, "Phased kernels"):
+// the input channels one by one, the mixing, then the output channels, each
+// transform fft_phased, with the same packing, unpacking and sums.
 #pragma once
 
 #include "fft_real.cuh"
@@ -27,6 +28,26 @@ namespace spectral_fft {
 template <int N, int CIN, int COUT, int MODES>
 __host__ __device__ constexpr int fno1d_shared_values() {
   return (CIN > COUT ? CIN : COUT) * (N / 2) + (CIN + COUT) * MODES;
+}
+
+/// Output channel `row`'s mixed modes as packed_bin's load: mode k, zero
+/// past MODES.
+template <int MODES, typename T>
+struct MixedModes {
+  const cplx<T>* mixed;
+  int row;
+  __device__ __forceinline__ cplx<T> operator()(int, int k) const {
+    return k < MODES ? mixed[row * MODES + k] : make_cplx<T>(T(0), T(0));
+  }
+};
+
+/// Mode m of output channel o: sum_i kept[i][m] * weights(i, o, m), i ascending.
+template <int CIN, int MODES, typename T, typename Weights>
+__device__ __forceinline__ cplx<T> mix_mode(const cplx<T>* kept, const Weights& weights, int o,
+                                            int m) {
+  cplx<T> sum = make_cplx<T>(T(0), T(0));
+  for (int i = 0; i < CIN; ++i) sum = sum + kept[i * MODES + m] * weights(i, o, m);
+  return sum;
 }
 
 /// load(batch, channel, n) gives real x; weights(i, o, m) the complex
@@ -45,6 +66,29 @@ __device__ void fno1d_layer(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   cplx<T>* z = shared + row * H;
   cplx<T>* kept = shared + ROWS * H;  // [CIN][MODES]
   cplx<T>* mixed = kept + CIN * MODES;  // [COUT][MODES]
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    PhasedFft<H, T>& state = phased_state<H>(half_twiddles);
+    for (int c = 0; c < CIN; ++c) {  // rows past CIN transform zeros nobody reads
+      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, c, 2 * n), load(batch, c, 2 * n + 1));
+      const cplx<T>* y = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
+      for (int k = 0; k < MODES; ++k)
+        kept[c * MODES + k] = scale(unpack_bin(y[k % H], y[(H - k) % H], twiddles_n[k]), factor);
+    }
+    for (int item = 0; item < COUT * MODES; ++item)
+      mixed[item] = mix_mode<CIN, MODES>(kept, weights, item / MODES, item % MODES);
+    for (int o = 0; o < COUT; ++o) {
+      for (int k = 0; k < H; ++k)
+        z[k] = packed_bin(MixedModes<MODES, T>{mixed, o}, 0, k, H, twiddles_n[k]);
+      const cplx<T>* y = fft_phased<H, false>(z, state.scratch, state, half_twiddles);
+      for (int n = 0; n < H; ++n) {
+        store(batch, o, 2 * n, y[n].re);
+        store(batch, o, 2 * n + 1, y[n].im);
+      }
+    }
+    return;
+  }
+#endif
 
   for (int n = t; n < H; n += THREADS)  // rows past CIN transform zeros
     z[n] = row < CIN ? make_cplx<T>(load(batch, row, 2 * n), load(batch, row, 2 * n + 1))
@@ -61,24 +105,15 @@ __device__ void fno1d_layer(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   // Mode-wise channel mixing, COUT x MODES sums over all the block's threads.
   for (int item = flat; item < COUT * MODES; item += ROWS * THREADS) {
     const int o = item / MODES, m = item - o * MODES;
-    cplx<T> sum = make_cplx<T>(T(0), T(0));
-    for (int i = 0; i < CIN; ++i) sum = sum + kept[i * MODES + m] * weights(i, o, m);
-    mixed[item] = sum;
+    mixed[item] = mix_mode<CIN, MODES>(kept, weights, o, m);
   }
   __syncthreads();
 
   // Each output channel's packed half spectrum (fft_c2r_batched's packing)
   // from its mixed bins, zero beyond MODES; DC and Nyquist taken as real.
   if (row < COUT)
-    for (int k = t; k < H; k += THREADS) {
-      cplx<T> a = k < MODES ? mixed[row * MODES + k] : make_cplx<T>(T(0), T(0));
-      cplx<T> b = H - k < MODES ? mixed[row * MODES + H - k] : make_cplx<T>(T(0), T(0));
-      if (k == 0) {
-        a.im = T(0);
-        b.im = T(0);
-      }
-      z[k] = pack_bins(a, b, twiddles_n[k]);
-    }
+    for (int k = t; k < H; k += THREADS)
+      z[k] = packed_bin(MixedModes<MODES, T>{mixed, row}, 0, k, H, twiddles_n[k]);
   __syncthreads();  // the inverse's first stage reads values other threads packed
   fft_shared<H, THREADS, false>(z, half_twiddles, t);
   if (row < COUT)

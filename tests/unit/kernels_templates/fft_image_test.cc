@@ -402,6 +402,7 @@ std::map<std::string, std::string> real_unit_values(const RealImageCase& c,
 const char* const kRealPrelude =
     "#include \"common.cuh\"\n"
     "#include \"fft_real2d.cuh\"\n"
+    "SPECTRAL_HOST_PHASED;\n"  // as codegen's: the host runs a block per call
     "using spectral_fft::cplx;\n";
 
 /// rfft2_block of the images in x; its store writes the kept columns of

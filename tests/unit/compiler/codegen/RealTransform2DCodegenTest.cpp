@@ -125,6 +125,13 @@ TEST(RealTransform2D, InverseLoadsOnlyThePaddedModes) {
   EXPECT_EQ(expectMatchesReference(paddedInverse({{2}, 9, 12}, 1)), 1);
 }
 
+TEST(RealTransform2D, PhasedAndFiberRunsGiveTheSameBits) {
+  // The rows one by one, then the columns, against every CUDA thread a
+  // fiber: kept corners, a padded inverse, the whole spectrum, doubles.
+  expectPhasedMatchesFibers({corners({{3}, 28, 28}, 15), paddedInverse({{2}, 64, 64}, 12),
+                             wholeSpectrum({{2}, 12, 20}), plainInverse({{2}, 16, 48, "f64"})});
+}
+
 TEST(RealTransform2D, InverseOfAWholeSpectrum) {
   // Arbitrary bins: the imaginary parts of each row's DC and Nyquist bins
   // are ignored, as numpy's irfft2 ignores them.

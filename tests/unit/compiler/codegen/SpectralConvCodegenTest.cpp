@@ -65,6 +65,14 @@ TEST(SpectralConv, OneKernelPerLayer) {
         << c.batch << "x" << c.cin << "->" << c.cout << " n " << c.n;
 }
 
+TEST(SpectralConv, PhasedAndFiberRunsGiveTheSameBits) {
+  // The channels one by one, the mixing, the outputs, against every CUDA
+  // thread a fiber (rows past the input channels, every bin kept, doubles).
+  expectPhasedMatchesFibers({spectralConv({3, 3, 5, 64, 33}, false),
+                             spectralConv({2, 6, 2, 30, 1, "f32", "ortho"}, true),
+                             spectralConv({3, 5, 5, 16, 9, "f64", "ortho"}, true)});
+}
+
 TEST(SpectralConv, InputAndWeightsComputedInTheLoads) {
   EXPECT_EQ(expectMatchesReference(spectralConv({2, 4, 6, 48, 10}, true)), 1);
   EXPECT_EQ(expectMatchesReference(spectralConv({3, 5, 5, 16, 9, "f64", "ortho"}, true)), 1);
