@@ -155,20 +155,27 @@ Expected<std::vector<float>> features(const purefft::Dataset& data, const spectr
   return out;
 }
 
-/// Standardises every feature column with the training set's mean and deviation.
+/// Standardises every feature column with the training set's mean and
+/// deviation (each column's sums in row order, the rows walked in memory order).
 void standardise(std::vector<float>& train, std::vector<float>& test) {
   const size_t rows = train.size() / kFeatures;
-  for (int64_t f = 0; f < kFeatures; ++f) {
-    double sum = 0, squares = 0;
-    for (size_t r = 0; r < rows; ++r) sum += train[r * kFeatures + f];
-    const double mean = sum / double(rows);
-    for (size_t r = 0; r < rows; ++r) squares += std::pow(train[r * kFeatures + f] - mean, 2);
-    const double deviation = std::sqrt(squares / double(rows));
-    const double scale = deviation > 1e-6 ? 1.0 / deviation : 0.0;  // constant bins (imag of DC) vanish
-    for (std::vector<float>* set : {&train, &test})
-      for (size_t r = 0; r < set->size() / kFeatures; ++r)
-        (*set)[r * kFeatures + f] = float(((*set)[r * kFeatures + f] - mean) * scale);
+  std::vector<double> mean(kFeatures), scale(kFeatures);
+  for (size_t r = 0; r < rows; ++r)
+    for (int64_t f = 0; f < kFeatures; ++f) mean[f] += train[r * kFeatures + f];
+  for (double& m : mean) m /= double(rows);
+  for (size_t r = 0; r < rows; ++r)
+    for (int64_t f = 0; f < kFeatures; ++f) {
+      const double d = train[r * kFeatures + f] - mean[f];
+      scale[f] += d * d;
+    }
+  for (double& s : scale) {
+    const double deviation = std::sqrt(s / double(rows));
+    s = deviation > 1e-6 ? 1.0 / deviation : 0.0;  // constant bins (imag of DC) vanish
   }
+  for (std::vector<float>* set : {&train, &test})
+    for (size_t r = 0; r < set->size() / kFeatures; ++r)
+      for (int64_t f = 0; f < kFeatures; ++f)
+        (*set)[r * kFeatures + f] = float(((*set)[r * kFeatures + f] - mean[f]) * scale[f]);
 }
 
 /// Class scores [batch, 10] of features x [batch, 840] (the PureFFT forward
