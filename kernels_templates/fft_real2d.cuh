@@ -20,8 +20,9 @@
 // in flight (real2d_shared_values).
 //
 // Host: rfft2_block and irfft2_block have a phased form (host_emulation.h,
-// "Phased kernels"): the rows one by one, then the columns, each transform
-// fft_phased, with the same packing and unpacking as the threads'.
+// "Phased kernels"): the rows, then the columns (the reverse for the
+// inverse), a lane of host_lanes.h's wide_lanes per row or column
+// (fft_lines), with the same packing, unpacking and stages as the threads'.
 #pragma once
 
 #include "fft_real.cuh"
@@ -58,6 +59,36 @@ struct KeptColumns {
   }
 };
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// This OS thread's two buffers of lines for the phased forms: max(H, W/2)
+/// entries each of V lanes.
+template <int H, int W, typename T>
+__forceinline__ cplx<::spectral_host::wide_lanes<T>>* real2d_lines() {
+  constexpr int LONGEST = H > W / 2 ? H : W / 2;
+  static thread_local cplx<::spectral_host::wide_lanes<T>> lines[2 * LONGEST];
+  return lines;
+}
+
+/// The phased forms' column transforms: the KW columns of `columns` (column
+/// k at k * H), V at once, a lane each (the last again past KW), in place;
+/// `lines` and `other` hold H entries each.
+template <int H, int KW, bool FORWARD, typename T, typename L>
+__forceinline__ void real2d_columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* other,
+                                           const cplx<T>* __restrict__ twiddles_h) {
+  constexpr int V = L::size;
+  for (int k0 = 0; k0 < KW; k0 += V) {
+    for (int r = 0; r < H; ++r)
+      for (int l = 0; l < V; ++l) {
+        const int k = k0 + l < KW ? k0 + l : KW - 1;
+        set_lane(lines[r], l, columns[k * H + r]);
+      }
+    const cplx<L>* y = fft_lines<H, FORWARD>(lines, other, twiddles_h);
+    for (int l = 0; l < V && k0 + l < KW; ++l)
+      for (int r = 0; r < H; ++r) columns[(k0 + l) * H + r] = lane_of(y[r], l);
+  }
+}
+#endif
+
 /// The forward transform of image blockIdx.x: load(image, r, c) gives the
 /// real x[r][c]; the KW kept columns of its unscaled spectrum are left in
 /// shared[k * H + r]; then store(image, e) is called for e in
@@ -75,17 +106,25 @@ __device__ void rfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   cplx<T>* rows = shared + KW * H;
 #if defined(SPECTRAL_HOST_EMULATION)
   if (::spectral_host::take_whole_block()) {
-    PhasedFft<HALF, T>& row_state = phased_state<HALF>(half_twiddles);
-    for (int r = 0; r < H; ++r) {
+    using L = ::spectral_host::wide_lanes<T>;
+    constexpr int V = L::size;
+    cplx<L>* lines = real2d_lines<H, W, T>();
+    cplx<L>* other = lines + (H > HALF ? H : HALF);
+    for (int r0 = 0; r0 < H; r0 += V) {  // V rows at once, a lane each (the last again past H)
       for (int n = 0; n < HALF; ++n)
-        rows[n] = make_cplx<T>(load(image, r, 2 * n), load(image, r, 2 * n + 1));
-      const cplx<T>* z = fft_phased<HALF, true>(rows, row_state.scratch, row_state, half_twiddles);
-      for (int k = 0; k < KW; ++k)
-        columns[k * H + r] = unpack_bin(z[k % HALF], z[(HALF - k) % HALF], twiddles_n[k]);
+        for (int l = 0; l < V; ++l) {
+          const int r = r0 + l < H ? r0 + l : H - 1;
+          set_lane(lines[n], l, make_cplx<T>(load(image, r, 2 * n), load(image, r, 2 * n + 1)));
+        }
+      const cplx<L>* z = fft_lines<HALF, true>(lines, other, half_twiddles);
+      for (int k = 0; k < KW; ++k) {
+        const cplx<T> w = twiddles_n[k];
+        const cplx<L> bin = unpack_bin(z[k % HALF], z[(HALF - k) % HALF],
+                                       make_cplx<L>(L(w.re), L(w.im)));
+        for (int l = 0; l < V && r0 + l < H; ++l) columns[k * H + r0 + l] = lane_of(bin, l);
+      }
     }
-    PhasedFft<H, T>& column_state = phased_state<H>(twiddles_h);
-    for (int k = 0; k < KW; ++k)
-      fft_phased_in_place<H, true>(columns + k * H, column_state, twiddles_h);
+    real2d_columns_phased<H, KW, true>(columns, lines, other, twiddles_h);
     for (int e = 0; e < Store::ELEMENTS; ++e) store(image, e);
     return;
   }
@@ -124,22 +163,28 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
   cplx<T>* rows = shared + KW * H;
 #if defined(SPECTRAL_HOST_EMULATION)
   if (::spectral_host::take_whole_block()) {
+    using L = ::spectral_host::wide_lanes<T>;
+    constexpr int V = L::size;
     for (int e = 0; e < H * KW; ++e) {
       const int r = e / KW, k = e - r * KW;
       columns[k * H + r] = load(image, r, k);
     }
-    PhasedFft<H, T>& column_state = phased_state<H>(twiddles_h);
-    for (int k = 0; k < KW; ++k)
-      fft_phased_in_place<H, false>(columns + k * H, column_state, twiddles_h);
-    PhasedFft<HALF, T>& row_state = phased_state<HALF>(half_twiddles);
-    for (int r = 0; r < H; ++r) {
+    cplx<L>* lines = real2d_lines<H, W, T>();
+    cplx<L>* other = lines + (H > HALF ? H : HALF);
+    real2d_columns_phased<H, KW, false>(columns, lines, other, twiddles_h);
+    for (int r0 = 0; r0 < H; r0 += V) {  // V rows at once, a lane each (the last again past H)
       for (int k = 0; k < HALF; ++k)
-        rows[k] = packed_bin(KeptColumns<H, KW, T>{columns, r}, 0, k, HALF, twiddles_n[k]);
-      const cplx<T>* z = fft_phased<HALF, false>(rows, row_state.scratch, row_state, half_twiddles);
-      for (int n = 0; n < HALF; ++n) {
-        store(image, r, 2 * n, z[n].re);
-        store(image, r, 2 * n + 1, z[n].im);
-      }
+        for (int l = 0; l < V; ++l) {
+          const int r = r0 + l < H ? r0 + l : H - 1;
+          set_lane(lines[k], l, packed_bin(KeptColumns<H, KW, T>{columns, r}, 0, k, HALF,
+                                           twiddles_n[k]));
+        }
+      const cplx<L>* x = fft_lines<HALF, false>(lines, other, half_twiddles);
+      for (int l = 0; l < V && r0 + l < H; ++l)
+        for (int n = 0; n < HALF; ++n) {
+          store(image, r0 + l, 2 * n, x[n].re[l]);
+          store(image, r0 + l, 2 * n + 1, x[n].im[l]);
+        }
     }
     return;
   }

@@ -259,6 +259,50 @@ __forceinline__ cplx<T>* fft_phased(cplx<T>* x, cplx<T>* other, const PhasedFft<
   }
 }
 
+/// fft_phased of V lines at once (V = L::size): entry i of line l is lane l
+/// of x[i] (lanes<T, V>). Each stage takes fft_shared's items, twiddles and
+/// butterflies, lane by lane, so each lane's result is its line's
+/// fft_shared result. Reads one buffer and writes the other (x and
+/// `other`, N entries each); returns the buffer holding the transform.
+template <int N, bool FORWARD, int S = 0, typename L, typename T>
+__forceinline__ cplx<L>* fft_lines(cplx<L>* x, cplx<L>* other,
+                                   const cplx<T>* __restrict__ twiddles) {
+  constexpr Plan plan = make_plan(N);
+  if constexpr (S < plan.count) {
+    constexpr int R = plan.radix[S], NS = stride_before(plan, S), G = N / (R * NS), W = N / R;
+    constexpr int TWIDDLE_STEP = N / (NS * R);
+    for (int g = 0; g < G; ++g)
+      for (int k = 0; k < NS; ++k) {
+        cplx<L> v[R], w[R];
+        for (int r = 0; r < R; ++r) {
+          v[r] = x[g * NS + k + r * W];
+          if (NS > 1 && r > 0) {
+            const cplx<T> b = twiddles[k * r * TWIDDLE_STEP];
+            w[r] = make_cplx<L>(L(b.re), L(b.im));
+          }
+        }
+        twiddled_butterfly<R, NS, FORWARD>(v, w);
+        stockham_put<R, NS>(other, g, k, v);
+      }
+    return fft_lines<N, FORWARD, S + 1>(other, x, twiddles);
+  } else {
+    return x;
+  }
+}
+
+/// Lane l of `value` as a cplx<T>.
+template <typename L>
+__forceinline__ auto lane_of(const cplx<L>& value, int l) {
+  return make_cplx(value.re[l], value.im[l]);
+}
+
+/// Sets lane l of `into` to `value`.
+template <typename L, typename T>
+__forceinline__ void set_lane(cplx<L>& into, int l, cplx<T> value) {
+  into.re[l] = value.re;
+  into.im[l] = value.im;
+}
+
 /// This OS thread's PhasedFft of length N, `twiddles` staged into it.
 template <int N, typename T>
 __forceinline__ PhasedFft<N, T>& phased_state(const cplx<T>* __restrict__ twiddles) {

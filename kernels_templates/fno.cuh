@@ -70,7 +70,8 @@ __device__ void fno1d_layer(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   if (::spectral_host::take_whole_block()) {
     PhasedFft<H, T>& state = phased_state<H>(half_twiddles);
     for (int c = 0; c < CIN; ++c) {  // rows past CIN transform zeros nobody reads
-      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, c, 2 * n), load(batch, c, 2 * n + 1));
+      for (int n = 0; n < H; ++n)
+        z[n] = make_cplx<T>(load(batch, c, 2 * n), load(batch, c, 2 * n + 1));
       const cplx<T>* y = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
       for (int k = 0; k < MODES; ++k)
         kept[c * MODES + k] = scale(unpack_bin(y[k % H], y[(H - k) % H], twiddles_n[k]), factor);
