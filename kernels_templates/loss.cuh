@@ -9,6 +9,10 @@
 // multi-tensor apply does: pass one writes per-block partial square sums,
 // pass two (one block) sums them per tensor and over the tensors in a fixed
 // order, then the norm and the clipping scale min(1, max_norm / norm).
+//
+// Host: cross_entropy_rows has a phased form (host_emulation.h, "Phased
+// kernels"), through softmax.cuh's row_max_sum_phased; the norm's two passes
+// have none yet: kernels with their barriers run their CUDA threads as fibers.
 #pragma once
 
 #include "fft_complex.cuh"
@@ -23,15 +27,25 @@ using spectral_fft::cplx;
 template <int BLOCK_X, int ROWS, typename A, typename L, typename Load, typename Store>
 __device__ void cross_entropy_rows(long long rows, long long n, Load load,
                                    const L* __restrict__ labels, Store store) {
-  for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
-    const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
-    if (!active || threadIdx.x != 0) return;
+  auto finish = [&](long long row, const MaxSum<A>& ms) {
     const long long label = (long long)labels[row];
     if (label < 0 || label >= n) {
       store(row, Limits<A>::nan());
       return;
     }
     store(row, (ms.max - A(load(row, label))) + log(ms.sum));  // exact first difference
+  };
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for_each_row_phased<ROWS>(rows, [&](long long row) {
+      finish(row, row_max_sum_phased<BLOCK_X, A>(row, n, load));
+    });
+    return;
+  }
+#endif
+  for_each_block_rows<ROWS>(rows, [&](long long row, bool active) {
+    const MaxSum<A> ms = row_max_sum<BLOCK_X, ROWS, A>(row, active, n, load);
+    if (active && threadIdx.x == 0) finish(row, ms);
   });
 }
 

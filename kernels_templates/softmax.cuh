@@ -79,6 +79,20 @@ __device__ __forceinline__ MaxSum<A> row_max_sum(long long row, bool active, lon
   return row_reduce<BLOCK_X, ROWS>(acc, op);
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The phased form of row_max_sum (host_emulation.h) for one row: each of
+/// the BLOCK_X threads' folds in turn, then row_reduce's tree as loops.
+template <int BLOCK_X, typename A, typename Load>
+__forceinline__ MaxSum<A> row_max_sum_phased(long long row, long long n, Load load) {
+  MaxSumOp<A> op;
+  MaxSum<A> values[BLOCK_X];
+  fold_each_thread<BLOCK_X>(values, op.identity(), 0, n, BLOCK_X,
+                            [&](MaxSum<A> a, A x) { return op.push(a, x); },
+                            [&](long long i) { return A(load(row, i)); });
+  return row_reduce_phased<BLOCK_X>(values, op);
+}
+#endif
+
 /// log(sum_i exp(x_i)) from a row's (max, sum).
 template <typename A>
 __device__ __forceinline__ A logsumexp(MaxSum<A> v) {
@@ -102,12 +116,7 @@ __device__ void softmax_rows(long long rows, long long n, Load load, Store store
 #if defined(SPECTRAL_HOST_EMULATION)
   if (::spectral_host::take_whole_block()) {
     for_each_row_phased<ROWS>(rows, [&](long long row) {
-      MaxSumOp<A> op;
-      MaxSum<A> values[BLOCK_X];
-      fold_each_thread<BLOCK_X>(values, op.identity(), 0, n, BLOCK_X,
-                                [&](MaxSum<A> a, A x) { return op.push(a, x); },
-                                [&](long long i) { return A(load(row, i)); });
-      write(row, row_reduce_phased<BLOCK_X>(values, op), 0, 1);
+      write(row, row_max_sum_phased<BLOCK_X, A>(row, n, load), 0, 1);
     });
     return;
   }

@@ -443,7 +443,8 @@ void lowerCrossEntropy(CodegenContext &context, sp::CrossEntropyOp op, const Ele
                              "unsigned long long* error"}),
         "  spectral_reduce::cross_entropy_rows<" + std::to_string(rb.x) + ", " +
             std::to_string(rb.rows) + ", " + t + ">(" + lit(rows) + ", " + lit(classes) +
-            ", Logits{" + logits.init + "}, labels, LossStore{loss, labels, error});\n");
+            ", Logits{" + logits.init + "}, labels, LossStore{loss, labels, error});\n",
+        /*phased=*/true);
     int error = context.newScratch(op, DType::kInt64, 1);
     std::string where = describeLaunch(&logits, op, nullptr);
     int kernel = builder.addKernel(unit, where, logits.bytes + bytesOf(labelType, rows),

@@ -197,6 +197,42 @@ void reductions_both_ways(const std::vector<RowBlock>& shapes) {
   }
 }
 
+/// Cross-entropy of rows: the logits, then int labels (one out of range,
+/// a NaN loss) in the one input.
+template <typename T>
+void cross_entropy_both_ways(const std::vector<RowBlock>& shapes) {
+  const std::string type = cuda_type<T>();
+  for (const RowBlock& shape : shapes) {
+    SCOPED_TRACE(type + " cross-entropy block " + std::to_string(shape.x) + "x" +
+                 std::to_string(shape.rows));
+    const std::map<std::string, std::string> values{{"$T", type},
+                                                    {"$BX", std::to_string(shape.x)},
+                                                    {"$ROWS", std::to_string(shape.rows)}};
+    const KernelSource unit{fill(R"(#include "common.cuh"
+#include "loss.cuh"
+using namespace spectral_reduce;
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void cross_entropy_$T_$BXx$ROWS(const $T* x, $T* out, long long rows,
+                                                    long long n) {
+  cross_entropy_rows<$BX, $ROWS, $T>(rows, n, RowLoad<$T>{x, n},
+                                     reinterpret_cast<const int*>(x + rows * n),
+                                     FlatStore<$T>{out});
+}
+)",
+                                 values),
+                            fill("cross_entropy_$T_$BXx$ROWS", values)};
+    long long rows = 3 * shape.rows + 5, n = 300;
+    std::vector<uint8_t> x = random_bytes<T>(size_t(rows * n), 19, /*specials=*/true);
+    for (long long row = 0; row < rows; ++row) {
+      const int label = row == 4 ? int(n) : int(row * 7 % n);
+      const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&label);
+      x.insert(x.end(), bytes, bytes + sizeof label);
+    }
+    expect_unit_same_both_ways(unit, {2, 1, 1}, {uint32_t(shape.x), uint32_t(shape.rows), 1}, x,
+                               size_t(rows) * sizeof(T), {&rows, &n});
+  }
+}
+
 /// Complex sums and means of rows (no maximum: complex numbers have no order).
 template <typename R>
 void complex_reductions_both_ways() {
@@ -233,6 +269,8 @@ TEST(PhasedSchedule, ReductionsAndSoftmaxMatchFibers) {
   reductions_both_ways<double>({{32, 8}, {512, 1}});
   complex_reductions_both_ways<float>();
   complex_reductions_both_ways<double>();
+  cross_entropy_both_ways<float>({{8, 32}, {256, 1}});
+  cross_entropy_both_ways<double>({{32, 8}});
 }
 
 /// A matmul unit of tile (BM, BN, BK, TM, TN) = `tile` reading A [M, K]

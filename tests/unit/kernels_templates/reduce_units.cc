@@ -125,6 +125,7 @@ KernelSource cross_entropy_unit(const std::string& type, const std::string& labe
   values["$LABEL"] = label;
   values["$LNAME"] = identifier(label);
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void cross_entropy_$NAME_$LNAME_$BXx$ROWS(const $TYPE* logits,
     const $LABEL* labels, $TYPE* losses, long long rows, long long n) {
   cross_entropy_rows<$BX, $ROWS, $TYPE>(rows, n, RowLoad<$TYPE>{logits, n}, labels,
