@@ -16,8 +16,8 @@
 //                             runs a block per call, its templates looping over the
 //                             threads; fibers: every kernel's threads as fibers
 //   SPECTRAL_HOST_DENORMALS   flush (default): kernels' float and double arithmetic
-//                             takes denormal operands and results as zeros; keep:
-//                             IEEE gradual underflow, as a GPU's (many times
+//                             gives zero where a result would be denormal (x86-64);
+//                             keep: IEEE gradual underflow, as a GPU's (many times
 //                             slower where denormals are common)
 #pragma once
 
@@ -43,11 +43,13 @@ class HostPool;
 /// Under any check they run as fibers, whatever the schedule.
 enum class HostSchedule { kPhased, kFibers };
 
-/// Whether kernels on the host flush denormal operands and results of float
-/// and double arithmetic to zero (kFlush: the CPU takes up to ~100 cycles
-/// per denormal otherwise; a training's small gradients have many), or keep
-/// IEEE gradual underflow (kKeep: as CUDA does without -ftz, for doubles
-/// always). The calling thread's own mode is never changed.
+/// Whether kernels on the host flush denormal results of float and double
+/// arithmetic to zero (kFlush: a CPU takes up to ~100 cycles per denormal
+/// otherwise; a training's small gradients make many), or keep IEEE gradual
+/// underflow (kKeep: as CUDA does without -ftz, and for doubles always).
+/// Denormal inputs are read as they are either way. x86-64 only (MXCSR's
+/// FTZ, set on the threads that run blocks, the caller's included, during a
+/// launch and restored after); elsewhere the threads' mode is left as it is.
 enum class HostDenormals { kFlush, kKeep };
 
 class HostDevice final : public Device {

@@ -11,43 +11,37 @@ namespace spectral::host {
 namespace {
 
 /// While alive, this OS thread's float and double arithmetic flushes
-/// denormal operands and results to zero (`flush`) or keeps them (IEEE
-/// gradual underflow), whatever the thread's mode was; that mode is restored
-/// after. x86-64: MXCSR's DAZ and FTZ; AArch64: FPCR.FZ. Fibers started
-/// meanwhile take the mode with the rest of the thread's floating-point
-/// state (Boost.Context's and ucontext's switches save and restore it).
+/// denormal results to zero (`flush`) or keeps them (IEEE gradual
+/// underflow), whatever the thread's mode was; that mode is restored after.
+/// x86-64 only: MXCSR's FTZ. Not DAZ, which would also read denormal inputs
+/// as zero: glibc's logf, log, log2 and cbrtf then return wrong values (not
+/// those of zero) for them. Elsewhere the thread's mode is left as it is
+/// (AArch64's FPCR.FZ flushes inputs too). Fibers started meanwhile take the
+/// mode with the rest of the thread's floating-point state (Boost.Context's
+/// and ucontext's x86-64 switches save and restore MXCSR).
 class DenormalMode {
  public:
   explicit DenormalMode(bool flush) {
 #if defined(__x86_64__)
     saved_ = __builtin_ia32_stmxcsr();
-    constexpr unsigned kFlushBits = 0x8040;  // FTZ (bit 15) and DAZ (bit 6)
-    __builtin_ia32_ldmxcsr(flush ? saved_ | kFlushBits : saved_ & ~kFlushBits);
-#elif defined(__aarch64__)
-    __asm__ volatile("mrs %0, fpcr" : "=r"(saved_));
-    constexpr uint64_t kFlushBit = uint64_t(1) << 24;  // FZ
-    const uint64_t mode = flush ? saved_ | kFlushBit : saved_ & ~kFlushBit;
-    __asm__ volatile("msr fpcr, %0" : : "r"(mode));
+    constexpr unsigned kFlushToZero = 0x8000;  // FTZ, bit 15
+    constexpr unsigned kDenormalsAreZero = 0x0040;  // DAZ, bit 6: always off here
+    const unsigned mode = saved_ & ~kDenormalsAreZero;
+    __builtin_ia32_ldmxcsr(flush ? mode | kFlushToZero : mode & ~kFlushToZero);
 #else
-    (void)flush;  // the platform's default mode (IEEE on the others we build for)
+    (void)flush;
 #endif
   }
   ~DenormalMode() {
 #if defined(__x86_64__)
     __builtin_ia32_ldmxcsr(saved_);
-#elif defined(__aarch64__)
-    __asm__ volatile("msr fpcr, %0" : : "r"(saved_));
 #endif
   }
   DenormalMode(const DenormalMode&) = delete;
   DenormalMode& operator=(const DenormalMode&) = delete;
 
  private:
-#if defined(__x86_64__)
   unsigned saved_ = 0;
-#else
-  uint64_t saved_ = 0;
-#endif
 };
 
 std::string format(spectral_host_uint3 v) {

@@ -126,10 +126,12 @@ TEST(RealTransform2D, InverseLoadsOnlyThePaddedModes) {
 }
 
 TEST(RealTransform2D, PhasedAndFiberRunsGiveTheSameBits) {
-  // The rows one by one, then the columns, against every CUDA thread a
-  // fiber: kept corners, a padded inverse, the whole spectrum, doubles.
+  // The rows, then the columns, V at once, against every CUDA thread a
+  // fiber: kept corners, a padded inverse, the whole spectrum, doubles,
+  // and images whose half rows are as long as their columns (W/2 == H).
   expectPhasedMatchesFibers({corners({{3}, 28, 28}, 15), paddedInverse({{2}, 64, 64}, 12),
-                             wholeSpectrum({{2}, 12, 20}), plainInverse({{2}, 16, 48, "f64"})});
+                             wholeSpectrum({{2}, 12, 20}), plainInverse({{2}, 16, 48, "f64"}),
+                             wholeSpectrum({{2}, 16, 32}), plainInverse({{3}, 8, 16})});
 }
 
 TEST(RealTransform2D, InverseOfAWholeSpectrum) {

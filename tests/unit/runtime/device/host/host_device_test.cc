@@ -12,6 +12,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -421,20 +422,27 @@ TEST(HostDevice, ScheduleFromTheEnvironment) {
     unsetenv("SPECTRAL_HOST_SCHEDULE");
 }
 
-// in = {FLT_MIN, FLT_MIN / 4 (a denormal)}, and the same for double: each
-// thread writes FLT_MIN * half (a denormal result) and FLT_MIN / 4 + 0 (a
-// denormal operand), then the doubles', as plain threads, fibers (a
-// barrier first) and a phased block.
+// in = {FLT_MIN, FLT_MIN / 4 (a denormal)}, and the same for double; each
+// thread t writes out[4t + k] for k = 0: FLT_MIN / 2 (a denormal result),
+// 1: the denormal + 0 (a denormal operand and result), 2: log of the
+// denormal and 3: the denormal times 2^24 (a denormal operand, normal
+// results), then the doubles', as plain threads, fibers (a barrier first)
+// and a phased block.
 constexpr const char* kTiny = R"(
 struct Tiny {
   const float* in;
   const double* wide;
   float half;
   __device__ void operator()(int t, float* out, double* wide_out) const {
-    out[2 * t] = in[0] * half;
-    out[2 * t + 1] = in[1] + 0.0f;
-    wide_out[2 * t] = wide[0] * half;
-    wide_out[2 * t + 1] = wide[1] + 0.0;
+    const float big = half * 33554432.0f;  // 2^24
+    out[4 * t] = in[0] * half;
+    out[4 * t + 1] = in[1] + 0.0f;
+    out[4 * t + 2] = log(in[1]);
+    out[4 * t + 3] = in[1] * big;
+    wide_out[4 * t] = wide[0] * half;
+    wide_out[4 * t + 1] = wide[1] + 0.0;
+    wide_out[4 * t + 2] = log(wide[1]);
+    wide_out[4 * t + 3] = wide[1] * big;
   }
 };
 )";
@@ -463,58 +471,83 @@ extern "C" __global__ void tiny_phased(const float* in, const double* wide, floa
 }
 )";
 
-/// Runs `entry` on 2 blocks of 32 threads: whether every result was a
-/// denormal (kept) or zero (flushed); fails the test on a mix.
-bool denormals_kept(HostDevice& device, const char* unit, const char* entry) {
+/// The 4 floats and 4 doubles every thread of `entry` wrote (2 blocks of 32
+/// threads), which must agree between threads; as doubles, floats first.
+std::vector<double> tiny_results(HostDevice& device, const char* unit, const char* entry) {
   StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kTiny + std::string(unit), entry});
   EXPECT_TRUE(kernel.is_ok()) << kernel.status().message();
-  if (!kernel) return false;
+  if (!kernel) return {};
   const float in[2] = {FLT_MIN, FLT_MIN / 4};
   const double wide[2] = {DBL_MIN, DBL_MIN / 4};
   float half = 0.5f;
   void* d_in = *device.allocate(sizeof in);
   void* d_wide = *device.allocate(sizeof wide);
-  void* out = *device.allocate(128 * sizeof(float));
-  void* wide_out = *device.allocate(128 * sizeof(double));
+  void* out = *device.allocate(256 * sizeof(float));
+  void* wide_out = *device.allocate(256 * sizeof(double));
   EXPECT_TRUE(device.copy_to_device(d_in, in, sizeof in).is_ok());
   EXPECT_TRUE(device.copy_to_device(d_wide, wide, sizeof wide).is_ok());
   void* args[] = {&d_in, &d_wide, &half, &out, &wide_out};
   Status status = device.launch(**kernel, {2, 1, 1}, {32, 1, 1}, 0, args);
   EXPECT_TRUE(status.is_ok()) << status.message();
-  std::vector<float> got(128);
-  std::vector<double> wide_got(128);
-  EXPECT_TRUE(device.copy_to_host(got.data(), out, 128 * sizeof(float)).is_ok());
-  EXPECT_TRUE(device.copy_to_host(wide_got.data(), wide_out, 128 * sizeof(double)).is_ok());
+  std::vector<float> got(256);
+  std::vector<double> wide_got(256);
+  EXPECT_TRUE(device.copy_to_host(got.data(), out, 256 * sizeof(float)).is_ok());
+  EXPECT_TRUE(device.copy_to_host(wide_got.data(), wide_out, 256 * sizeof(double)).is_ok());
   for (void* p : {d_in, d_wide, out, wide_out}) EXPECT_TRUE(device.release(p).is_ok());
-  int kept = 0, flushed = 0;
-  for (int i = 0; i < 128; ++i) {
-    const float want = i % 2 == 0 ? FLT_MIN / 2 : FLT_MIN / 4;
-    const double wide_want = i % 2 == 0 ? DBL_MIN / 2 : DBL_MIN / 4;
-    kept += (got[i] == want) + (wide_got[i] == wide_want);
-    flushed += (got[i] == 0 && !std::signbit(got[i])) + (wide_got[i] == 0 && !std::signbit(wide_got[i]));
+  for (int i = 4; i < 256; ++i) {
+    EXPECT_EQ(std::memcmp(&got[i], &got[i % 4], sizeof(float)), 0) << entry << " " << i;
+    EXPECT_EQ(std::memcmp(&wide_got[i], &wide_got[i % 4], sizeof(double)), 0) << entry << " " << i;
   }
-  EXPECT_TRUE(kept == 256 || flushed == 256) << entry << " on " << device.name() << ": " << kept
-                                             << " kept, " << flushed << " flushed of 256";
-  return kept == 256;
+  return {got[0], got[1], got[2], got[3], wide_got[0], wide_got[1], wide_got[2], wide_got[3]};
 }
 
-TEST(HostDevice, DenormalsAreFlushedUnlessKeepIsAsked) {
+TEST(HostDevice, DenormalResultsAreFlushedUnlessKeepIsAsked) {
+#if defined(__x86_64__)
+  constexpr unsigned kControl = ~0x3fu;  // MXCSR without its exception flags
+  const unsigned caller_mode = __builtin_ia32_stmxcsr() & kControl;
+  const bool flushes = true;
+#else
+  const bool flushes = false;  // the other machines keep IEEE underflow either way
+#endif
   for (HostSchedule schedule : {HostSchedule::kPhased, HostSchedule::kFibers}) {
-    StatusOr<std::unique_ptr<HostDevice>> flush =
-        HostDevice::create(host::HostChecks{}, schedule, HostDenormals::kFlush);
     StatusOr<std::unique_ptr<HostDevice>> keep =
         HostDevice::create(host::HostChecks{}, schedule, HostDenormals::kKeep);
+    StatusOr<std::unique_ptr<HostDevice>> flush =
+        HostDevice::create(host::HostChecks{}, schedule, HostDenormals::kFlush);
     ASSERT_TRUE(flush && keep);
-    for (const char* entry : {"tiny_plain", "tiny_fibers"}) {
-      EXPECT_FALSE(denormals_kept(**flush, kDenormalUnit, entry)) << entry;
-      EXPECT_TRUE(denormals_kept(**keep, kDenormalUnit, entry)) << entry;
+    for (auto [unit, entry] : {std::pair<const char*, const char*>{kDenormalUnit, "tiny_plain"},
+                               {kDenormalUnit, "tiny_fibers"},
+                               {kDenormalPhasedUnit, "tiny_phased"}}) {
+      SCOPED_TRACE(std::string(entry) + (schedule == HostSchedule::kPhased ? " phased" : " fibers"));
+      const std::vector<double> kept = tiny_results(**keep, unit, entry);
+      const std::vector<double> flushed = tiny_results(**flush, unit, entry);
+      ASSERT_EQ(kept.size(), 8u);
+      ASSERT_EQ(flushed.size(), 8u);
+      // IEEE: the denormals, log's value for them (not for zero), their product.
+      EXPECT_EQ(kept[0], double(FLT_MIN / 2));
+      EXPECT_EQ(kept[1], double(FLT_MIN / 4));
+      EXPECT_NEAR(kept[2], std::log(double(FLT_MIN / 4)), 1e-5);
+      EXPECT_EQ(kept[3], double(FLT_MIN / 4) * 16777216.0);
+      EXPECT_EQ(kept[4], DBL_MIN / 2);
+      EXPECT_EQ(kept[5], DBL_MIN / 4);
+      EXPECT_NEAR(kept[6], std::log(DBL_MIN / 4), 1e-12);
+      EXPECT_EQ(kept[7], DBL_MIN / 4 * 16777216.0);
+      // Flushed: the denormal results are +0; denormal operands are read as
+      // they are (log's and the product's bits as kept).
+      for (int k : {0, 1, 4, 5}) {
+        EXPECT_EQ(flushed[k], flushes ? 0.0 : kept[k]) << k;
+        EXPECT_FALSE(std::signbit(flushed[k])) << k;
+      }
+      for (int k : {2, 3, 6, 7}) EXPECT_EQ(std::memcmp(&flushed[k], &kept[k], 8), 0) << k;
     }
-    EXPECT_FALSE(denormals_kept(**flush, kDenormalPhasedUnit, "tiny_phased"));
-    EXPECT_TRUE(denormals_kept(**keep, kDenormalPhasedUnit, "tiny_phased"));
     EXPECT_NE((*keep)->name().find("denormals kept"), std::string::npos) << (*keep)->name();
     EXPECT_EQ((*flush)->name().find("denormals"), std::string::npos) << (*flush)->name();
   }
-  // This thread ran blocks too, and its own mode is as it was.
+  // The last launch flushed; this thread ran blocks of it too, and its own
+  // mode is as it was.
+#if defined(__x86_64__)
+  EXPECT_EQ(__builtin_ia32_stmxcsr() & kControl, caller_mode);
+#endif
   volatile float tiny = FLT_MIN;
   EXPECT_EQ(tiny * 0.5f, FLT_MIN / 2);
 }
