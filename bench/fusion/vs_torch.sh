@@ -16,15 +16,9 @@ python=${PYTHON:-python3}
 runs=${1:-20}
 threads=${SPECTRAL_HOST_THREADS:-2}
 export SPECTRAL_HOST_THREADS=$threads
-if ! "$python" -c "import torch" 2>/dev/null; then
-  echo "vs_torch.sh: PyTorch is not importable by $python (python3 -m venv /tmp/torchenv &&" \
-       "/tmp/torchenv/bin/pip install torch, then PYTHON=/tmp/torchenv/bin/python)" >&2
-  exit 1
-fi
-if [ ! -x "$build_dir/bin/spectral-run" ]; then
-  echo "vs_torch.sh: $build_dir/bin/spectral-run is missing: build first (scripts/dev build)" >&2
-  exit 1
-fi
+source "$root/bench/torch_checks.sh"
+need_torch vs_torch.sh "$python"
+need_binary vs_torch.sh "$build_dir/bin/spectral-run"
 torch_out=$("$python" "$root/bench/fusion/layers_torch.py" --runs="$runs" --threads="$threads" 2>/dev/null)
 printf '%-10s %22s %22s %10s\n' graph "spectral min/median ms" "torch min/median ms" "ratio(min)"
 for pair in rfft2:bench/fft/rfft2_images.mlir fno2d:bench/fusion/fno2d_layer.mlir; do

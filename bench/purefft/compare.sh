@@ -20,15 +20,9 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 build_dir=${BUILD_DIR:-$root/build}
 python=${PYTHON:-python3}
 epochs=${1:-1}
-if ! "$python" -c "import torch" 2>/dev/null; then
-  echo "compare.sh: PyTorch is not importable by $python (python3 -m venv /tmp/torchenv &&" \
-       "/tmp/torchenv/bin/pip install torch, then PYTHON=/tmp/torchenv/bin/python)" >&2
-  exit 1
-fi
-if [ ! -x "$build_dir/bin/purefft" ]; then
-  echo "compare.sh: $build_dir/bin/purefft is missing: build first (scripts/dev build)" >&2
-  exit 1
-fi
+source "$root/bench/torch_checks.sh"
+need_torch compare.sh "$python"
+need_binary compare.sh "$build_dir/bin/purefft"
 
 # "SECONDS_PER_EPOCH ACCURACY" from the "epoch N: ..., test accuracy A%, S s" lines.
 summarise() {

@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 
 namespace spectral {
 namespace {
@@ -142,22 +143,34 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks&
   return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks, schedule, denormals));
 }
 
+namespace {
+
+/// The value of the environment variable `name` that `choices` gives for
+/// its text; the first choice when it is unset or empty; else an error
+/// naming the variable and the choices.
+template <typename E>
+StatusOr<E> choice_from_environment(const char* name,
+                                    std::initializer_list<std::pair<const char*, E>> choices) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == 0) return choices.begin()->second;
+  std::string expected;
+  for (const auto& [word, value] : choices) {
+    if (std::strcmp(text, word) == 0) return value;
+    expected += expected.empty() ? std::string(word) + " (the default)" : std::string(" or ") + word;
+  }
+  return Status::error(std::string(name) + "=" + text + ": expected " + expected);
+}
+
+}  // namespace
+
 StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
-  const char* text = std::getenv("SPECTRAL_HOST_SCHEDULE");
-  if (text == nullptr || *text == 0 || std::strcmp(text, "phased") == 0)
-    return HostSchedule::kPhased;
-  if (std::strcmp(text, "fibers") == 0) return HostSchedule::kFibers;
-  return Status::error(std::string("SPECTRAL_HOST_SCHEDULE=") + text +
-                       ": expected phased (the default) or fibers");
+  return choice_from_environment<HostSchedule>(
+      "SPECTRAL_HOST_SCHEDULE", {{"phased", HostSchedule::kPhased}, {"fibers", HostSchedule::kFibers}});
 }
 
 StatusOr<HostDenormals> HostDevice::denormals_from_environment() {
-  const char* text = std::getenv("SPECTRAL_HOST_DENORMALS");
-  if (text == nullptr || *text == 0 || std::strcmp(text, "flush") == 0)
-    return HostDenormals::kFlush;
-  if (std::strcmp(text, "keep") == 0) return HostDenormals::kKeep;
-  return Status::error(std::string("SPECTRAL_HOST_DENORMALS=") + text +
-                       ": expected flush (the default) or keep");
+  return choice_from_environment<HostDenormals>(
+      "SPECTRAL_HOST_DENORMALS", {{"flush", HostDenormals::kFlush}, {"keep", HostDenormals::kKeep}});
 }
 
 HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks,

@@ -399,27 +399,38 @@ TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
   EXPECT_EQ(plain.find("cpu="), std::string::npos) << plain;
 }
 
-TEST(HostDevice, ScheduleFromTheEnvironment) {
-  const char* was = std::getenv("SPECTRAL_HOST_SCHEDULE");
+/// Sets `variable` to each text of `good` and then to `bad`: `read` must
+/// give each good text's value, and an error naming the variable and the
+/// text for the bad one, as HostDevice::create() must. Restores the variable.
+template <typename E>
+void expect_choices(const char* variable, std::initializer_list<std::pair<const char*, E>> good,
+                    const char* bad, StatusOr<E> (*read)()) {
+  const char* was = std::getenv(variable);
   const std::string saved = was != nullptr ? was : "";
-  for (auto [text, expected] : {std::pair<const char*, HostSchedule>{"", HostSchedule::kPhased},
-                                {"phased", HostSchedule::kPhased},
-                                {"fibers", HostSchedule::kFibers}}) {
-    setenv("SPECTRAL_HOST_SCHEDULE", text, 1);
-    StatusOr<HostSchedule> schedule = HostDevice::schedule_from_environment();
-    ASSERT_TRUE(schedule) << text;
-    EXPECT_EQ(*schedule, expected) << text;
+  for (auto [text, expected] : good) {
+    setenv(variable, text, 1);
+    StatusOr<E> value = read();
+    ASSERT_TRUE(value) << text;
+    EXPECT_EQ(*value, expected) << text;
   }
-  setenv("SPECTRAL_HOST_SCHEDULE", "loops", 1);
-  StatusOr<HostSchedule> bad = HostDevice::schedule_from_environment();
-  ASSERT_FALSE(bad);
-  EXPECT_NE(bad.status().message().find("SPECTRAL_HOST_SCHEDULE=loops"), std::string::npos)
-      << bad.status().message();
+  setenv(variable, bad, 1);
+  StatusOr<E> refused = read();
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.status().message().find(std::string(variable) + "=" + bad), std::string::npos)
+      << refused.status().message();
   EXPECT_FALSE(HostDevice::create());
   if (was != nullptr)
-    setenv("SPECTRAL_HOST_SCHEDULE", saved.c_str(), 1);
+    setenv(variable, saved.c_str(), 1);
   else
-    unsetenv("SPECTRAL_HOST_SCHEDULE");
+    unsetenv(variable);
+}
+
+TEST(HostDevice, ScheduleFromTheEnvironment) {
+  expect_choices<HostSchedule>("SPECTRAL_HOST_SCHEDULE",
+                               {{"", HostSchedule::kPhased},
+                                {"phased", HostSchedule::kPhased},
+                                {"fibers", HostSchedule::kFibers}},
+                               "loops", &HostDevice::schedule_from_environment);
 }
 
 // in = {FLT_MIN, FLT_MIN / 4 (a denormal)}, and the same for double; each
@@ -553,26 +564,11 @@ TEST(HostDevice, DenormalResultsAreFlushedUnlessKeepIsAsked) {
 }
 
 TEST(HostDevice, DenormalsFromTheEnvironment) {
-  const char* was = std::getenv("SPECTRAL_HOST_DENORMALS");
-  const std::string saved = was != nullptr ? was : "";
-  for (auto [text, expected] : {std::pair<const char*, HostDenormals>{"", HostDenormals::kFlush},
-                                {"flush", HostDenormals::kFlush},
-                                {"keep", HostDenormals::kKeep}}) {
-    setenv("SPECTRAL_HOST_DENORMALS", text, 1);
-    StatusOr<HostDenormals> mode = HostDevice::denormals_from_environment();
-    ASSERT_TRUE(mode) << text;
-    EXPECT_EQ(*mode, expected) << text;
-  }
-  setenv("SPECTRAL_HOST_DENORMALS", "ftz", 1);
-  StatusOr<HostDenormals> bad = HostDevice::denormals_from_environment();
-  ASSERT_FALSE(bad);
-  EXPECT_NE(bad.status().message().find("SPECTRAL_HOST_DENORMALS=ftz"), std::string::npos)
-      << bad.status().message();
-  EXPECT_FALSE(HostDevice::create());
-  if (was != nullptr)
-    setenv("SPECTRAL_HOST_DENORMALS", saved.c_str(), 1);
-  else
-    unsetenv("SPECTRAL_HOST_DENORMALS");
+  expect_choices<HostDenormals>("SPECTRAL_HOST_DENORMALS",
+                                {{"", HostDenormals::kFlush},
+                                 {"flush", HostDenormals::kFlush},
+                                 {"keep", HostDenormals::kKeep}},
+                                "ftz", &HostDevice::denormals_from_environment);
 }
 
 }  // namespace
