@@ -19,7 +19,8 @@ export SPECTRAL_HOST_THREADS=$threads
 source "$root/bench/torch_checks.sh"
 need_torch vs_torch.sh "$python"
 need_binary vs_torch.sh "$build_dir/bin/spectral-run"
-torch_out=$("$python" "$root/bench/fusion/layers_torch.py" --runs="$runs" --threads="$threads" 2>/dev/null)
+torch_out=$("$python" "$root/bench/fusion/layers_torch.py" --runs="$runs" --threads="$threads" \
+            2>/dev/null)
 printf '%-10s %22s %22s %10s\n' graph "spectral min/median ms" "torch min/median ms" "ratio(min)"
 for pair in rfft2:bench/fft/rfft2_images.mlir fno2d:bench/fusion/fno2d_layer.mlir; do
   name=${pair%%:*}

@@ -102,7 +102,8 @@ public:
     for (Operation *stage : stages_) {
       std::optional<std::string> text = renderStage(stage);
       if (!text) return false;
-      code += *text + "  spectral_reduce::block_barrier();  // the next stages read what this one wrote\n";
+      code += *text + "  spectral_reduce::block_barrier();"
+                      "  // the next stages read what this one wrote\n";
     }
     std::optional<std::string> tail = renderYields();
     if (!tail) return false;
@@ -242,7 +243,8 @@ private:
               "      for (long long k = 0; k < " + str(n) + "LL; ++k) {\n        const long long i = base + k * " +
               str(inner) + "LL;\n        const " + type + " shifted = (" + type + ")(" + exprs[0] +
               ") - ms.max;\n        " + out + "[i] = " +
-              (log ? "shifted - log_sum" : "exp(shifted) * scale") + ";\n      }\n    }\n" + endEachThread();
+              (log ? "shifted - log_sum" : "exp(shifted) * scale") + ";\n      }\n    }\n" +
+              endEachThread();
     } else if (isa<sp::CrossEntropyOp>(op)) {
       std::vector<std::string> exprs, labelExprs;
       std::optional<std::string> g = group({op->getOperand(0)}, "g", &exprs);
@@ -251,7 +253,8 @@ private:
       failingOp_ = op;
       int64_t rows = in[0], classes = in[1];
       code += *g + *l + "    const spectral_reduce::MaxSumOp<" + type + "> op;\n" +
-              threadTotal(type) + "    for (long long row = t; row < " + str(rows) + "LL; row += " + str(kBlock) +
+              threadTotal(type) + "    for (long long row = t; row < " + str(rows) +
+              "LL; row += " + str(kBlock) +
               ") {\n      spectral_reduce::MaxSum<" + type + "> ms = op.identity();\n"
               "      for (long long k = 0; k < " + str(classes) + "LL; ++k) {\n        const long long i = row * " +
               str(classes) + "LL + k;\n        ms = op.push(ms, (" + type + ")(" + exprs[0] + "));\n      }\n"

@@ -156,7 +156,8 @@ StatusOr<E> choice_from_environment(const char* name,
   std::string expected;
   for (const auto& [word, value] : choices) {
     if (std::strcmp(text, word) == 0) return value;
-    expected += expected.empty() ? std::string(word) + " (the default)" : std::string(" or ") + word;
+    expected += expected.empty() ? std::string(word) + " (the default)"
+                                 : std::string(" or ") + word;
   }
   return Status::error(std::string(name) + "=" + text + ": expected " + expected);
 }
@@ -165,12 +166,14 @@ StatusOr<E> choice_from_environment(const char* name,
 
 StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
   return choice_from_environment<HostSchedule>(
-      "SPECTRAL_HOST_SCHEDULE", {{"phased", HostSchedule::kPhased}, {"fibers", HostSchedule::kFibers}});
+      "SPECTRAL_HOST_SCHEDULE",
+      {{"phased", HostSchedule::kPhased}, {"fibers", HostSchedule::kFibers}});
 }
 
 StatusOr<HostDenormals> HostDevice::denormals_from_environment() {
   return choice_from_environment<HostDenormals>(
-      "SPECTRAL_HOST_DENORMALS", {{"flush", HostDenormals::kFlush}, {"keep", HostDenormals::kKeep}});
+      "SPECTRAL_HOST_DENORMALS",
+      {{"flush", HostDenormals::kFlush}, {"keep", HostDenormals::kKeep}});
 }
 
 HostDevice::HostDevice(host::HostPool* pool, const host::HostChecks& checks,

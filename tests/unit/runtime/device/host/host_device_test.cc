@@ -529,7 +529,8 @@ TEST(HostDevice, DenormalResultsAreFlushedUnlessKeepIsAsked) {
     for (auto [unit, entry] : {std::pair<const char*, const char*>{kDenormalUnit, "tiny_plain"},
                                {kDenormalUnit, "tiny_fibers"},
                                {kDenormalPhasedUnit, "tiny_phased"}}) {
-      SCOPED_TRACE(std::string(entry) + (schedule == HostSchedule::kPhased ? " phased" : " fibers"));
+      SCOPED_TRACE(std::string(entry) +
+                   (schedule == HostSchedule::kPhased ? " phased" : " fibers"));
       const std::vector<double> kept = tiny_results(**keep, unit, entry);
       const std::vector<double> flushed = tiny_results(**flush, unit, entry);
       ASSERT_EQ(kept.size(), 8u);
