@@ -267,6 +267,7 @@ __forceinline__ cplx<T>* fft_phased(cplx<T>* x, cplx<T>* other, const PhasedFft<
 template <int N, bool FORWARD, int S = 0, typename L, typename T>
 __forceinline__ cplx<L>* fft_lines(cplx<L>* x, cplx<L>* other,
                                    const cplx<T>* __restrict__ twiddles) {
+  static_assert(has_plan(N), "N needs a prime factor above 7: use Bluestein");
   constexpr Plan plan = make_plan(N);
   if constexpr (S < plan.count) {
     constexpr int R = plan.radix[S], NS = stride_before(plan, S), G = N / (R * NS), W = N / R;

@@ -405,8 +405,20 @@ TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
 template <typename E>
 void expect_choices(const char* variable, std::initializer_list<std::pair<const char*, E>> good,
                     const char* bad, StatusOr<E> (*read)()) {
+  // Put back on every way out: a later test's device would fail on a leftover.
+  struct Restore {
+    const char* variable;
+    bool was_set;
+    std::string saved;
+    ~Restore() {
+      if (was_set)
+        setenv(variable, saved.c_str(), 1);
+      else
+        unsetenv(variable);
+    }
+  };
   const char* was = std::getenv(variable);
-  const std::string saved = was != nullptr ? was : "";
+  const Restore restore{variable, was != nullptr, was != nullptr ? was : ""};
   for (auto [text, expected] : good) {
     setenv(variable, text, 1);
     StatusOr<E> value = read();
@@ -419,10 +431,6 @@ void expect_choices(const char* variable, std::initializer_list<std::pair<const 
   EXPECT_NE(refused.status().message().find(std::string(variable) + "=" + bad), std::string::npos)
       << refused.status().message();
   EXPECT_FALSE(HostDevice::create());
-  if (was != nullptr)
-    setenv(variable, saved.c_str(), 1);
-  else
-    unsetenv(variable);
 }
 
 TEST(HostDevice, ScheduleFromTheEnvironment) {
