@@ -60,14 +60,18 @@ struct KeptColumns {
 };
 
 #if defined(SPECTRAL_HOST_EMULATION)
-/// This OS thread's two buffers of lines for the phased forms: max(H, W/2)
-/// entries each of V lanes.
+/// This OS thread's two buffers of lines for the phased forms (fft_lines
+/// reads one and writes the other), max(H, W/2) entries each of V lanes.
 template <int H, int W, typename T>
-__forceinline__ cplx<::spectral_host::wide_lanes<T>>* real2d_lines() {
-  constexpr int LONGEST = H > W / 2 ? H : W / 2;
-  static thread_local cplx<::spectral_host::wide_lanes<T>> lines[2 * LONGEST];
-  return lines;
-}
+struct Real2DLines {
+  using L = ::spectral_host::wide_lanes<T>;
+  static constexpr int LONGEST = H > W / 2 ? H : W / 2;
+  cplx<L> lines[LONGEST], other[LONGEST];
+  static Real2DLines& here() {
+    static thread_local Real2DLines buffers;
+    return buffers;
+  }
+};
 
 /// The phased forms' column transforms: the KW columns of `columns` (column
 /// k at k * H), V at once, a lane each (the last again past KW), in place;
@@ -108,8 +112,7 @@ __device__ void rfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
   if (::spectral_host::take_whole_block()) {
     using L = ::spectral_host::wide_lanes<T>;
     constexpr int V = L::size;
-    cplx<L>* lines = real2d_lines<H, W, T>();
-    cplx<L>* other = lines + (H > HALF ? H : HALF);
+    auto& [lines, other] = Real2DLines<H, W, T>::here();
     for (int r0 = 0; r0 < H; r0 += V) {  // V rows at once, a lane each (the last again past H)
       for (int n = 0; n < HALF; ++n)
         for (int l = 0; l < V; ++l) {
@@ -169,8 +172,7 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
       const int r = e / KW, k = e - r * KW;
       columns[k * H + r] = load(image, r, k);
     }
-    cplx<L>* lines = real2d_lines<H, W, T>();
-    cplx<L>* other = lines + (H > HALF ? H : HALF);
+    auto& [lines, other] = Real2DLines<H, W, T>::here();
     real2d_columns_phased<H, KW, false>(columns, lines, other, twiddles_h);
     for (int r0 = 0; r0 < H; r0 += V) {  // V rows at once, a lane each (the last again past H)
       for (int k = 0; k < HALF; ++k)

@@ -180,6 +180,25 @@ struct PhasedFft {
   }
 };
 
+/// Lane l of `value` as a cplx<T>.
+template <typename L>
+__forceinline__ auto lane_of(const cplx<L>& value, int l) {
+  return make_cplx(value.re[l], value.im[l]);
+}
+
+/// Sets lane l of `into` to `value`.
+template <typename L, typename T>
+__forceinline__ void set_lane(cplx<L>& into, int l, cplx<T> value) {
+  into.re[l] = value.re;
+  into.im[l] = value.im;
+}
+
+/// `value` in every lane (a twiddle shared by the lanes' work items).
+template <typename L, typename T>
+__forceinline__ cplx<L> broadcast(cplx<T> value) {
+  return make_cplx<L>(L(value.re), L(value.im));
+}
+
 /// V work items of stage S (radix R after NS) at once, one per lane of
 /// host_lanes.h's wide_lanes: lane l takes g0 + l DG, k0 + l DK. Their
 /// inputs from x, outputs into y; the arithmetic is stockham_item's.
@@ -208,9 +227,7 @@ __forceinline__ void stockham_lanes(const cplx<T>* x, cplx<T>* y, const PhasedFf
         ::spectral_host::load_pairs(&staged->re, w[r].re, w[r].im);
       }
     } else if constexpr (NS > 1) {  // one k: one twiddle for every lane
-      const cplx<T> b = twiddles[k0 * r * TWIDDLE_STEP];
-      w[r].re = L(b.re);
-      w[r].im = L(b.im);
+      w[r] = broadcast<L>(twiddles[k0 * r * TWIDDLE_STEP]);
     }
   }
   twiddled_butterfly<R, NS, FORWARD>(v, w);
@@ -277,10 +294,7 @@ __forceinline__ cplx<L>* fft_lines(cplx<L>* x, cplx<L>* other,
         cplx<L> v[R], w[R];
         for (int r = 0; r < R; ++r) {
           v[r] = x[g * NS + k + r * W];
-          if (NS > 1 && r > 0) {
-            const cplx<T> b = twiddles[k * r * TWIDDLE_STEP];
-            w[r] = make_cplx<L>(L(b.re), L(b.im));
-          }
+          if (NS > 1 && r > 0) w[r] = broadcast<L>(twiddles[k * r * TWIDDLE_STEP]);
         }
         twiddled_butterfly<R, NS, FORWARD>(v, w);
         stockham_put<R, NS>(other, g, k, v);
@@ -291,34 +305,12 @@ __forceinline__ cplx<L>* fft_lines(cplx<L>* x, cplx<L>* other,
   }
 }
 
-/// Lane l of `value` as a cplx<T>.
-template <typename L>
-__forceinline__ auto lane_of(const cplx<L>& value, int l) {
-  return make_cplx(value.re[l], value.im[l]);
-}
-
-/// Sets lane l of `into` to `value`.
-template <typename L, typename T>
-__forceinline__ void set_lane(cplx<L>& into, int l, cplx<T> value) {
-  into.re[l] = value.re;
-  into.im[l] = value.im;
-}
-
 /// This OS thread's PhasedFft of length N, `twiddles` staged into it.
 template <int N, typename T>
 __forceinline__ PhasedFft<N, T>& phased_state(const cplx<T>* __restrict__ twiddles) {
   static thread_local PhasedFft<N, T> state;
   state.stage(twiddles);
   return state;
-}
-
-/// fft_phased of x[0, N) left in x (fft_shared's in-place result).
-template <int N, bool FORWARD, typename T>
-__forceinline__ void fft_phased_in_place(cplx<T>* x, PhasedFft<N, T>& state,
-                                         const cplx<T>* __restrict__ twiddles) {
-  const cplx<T>* y = fft_phased<N, FORWARD>(x, state.scratch, state, twiddles);
-  if (y != x)
-    for (int i = 0; i < N; ++i) x[i] = y[i];
 }
 
 /// The phased form's walk over a block's rows: `line(batch, x, state)` for
