@@ -21,9 +21,11 @@
 #endif
 
 // SPECTRAL_HOST_PHASED; at namespace scope: the unit's kernel may run a whole
-// block per call on the host (host_emulation.h, "Phased kernels").
+// block per call on the host (host_emulation.h, "Phased kernels");
+// SPECTRAL_HOST_PHASED_RUNS; besides: several consecutive blocks per call.
 #if defined(__CUDACC__)
 #define SPECTRAL_HOST_PHASED static_assert(true, "")
+#define SPECTRAL_HOST_PHASED_RUNS static_assert(true, "")
 #endif
 
 namespace spectral {

@@ -18,6 +18,10 @@
 //
 // axis_map runs the pointwise steps that cannot fuse (a real transform's
 // packing reads bins k and H - k together) over [outer, n, inner].
+//
+// Host: axis_map has a phased form that takes runs of blocks
+// (host_emulation.h, "Phased kernels"): each grid-stride round's elements of
+// the run in memory order, without a division per element.
 #pragma once
 
 #include "fft_io.cuh"
@@ -110,6 +114,36 @@ struct TableStore {
 template <typename Value, typename Store>
 __device__ void axis_map(long long count, int n, int inner, Value value, Store store) {
   const long long step = (long long)gridDim.x * blockDim.x;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    // Each round, the run's threads take the elements [start, start + width).
+    const long long width = (long long)blocks * blockDim.x;
+    for (long long start = (long long)blockIdx.x * blockDim.x; start < count; start += step) {
+      const long long end = start + width < count ? start + width : count;
+      long long rest = start / inner;
+      int in = int(start - rest * inner);
+      long long outer = rest / n;
+      int i = int(rest - outer * n);
+      if (inner == 1) {  // a line's elements in a row: batch fixed over the inner loop
+        for (long long e = start; e < end; ++outer, i = 0) {
+          const int batch = int(outer), stop = end - e < n - i ? i + int(end - e) : n;
+          e += stop - i;
+          for (; i < stop; ++i) store(batch, i, value(batch, i));
+        }
+      } else {
+        for (long long e = start; e < end; ++e) {
+          const int batch = int(outer * inner + in);
+          store(batch, i, value(batch, i));
+          if (++in == inner) {
+            in = 0;
+            if (++i == n) i = 0, ++outer;
+          }
+        }
+      }
+    }
+    return;
+  }
+#endif
   for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += step) {
     long long rest = e / inner;
     int in = int(e - rest * inner);

@@ -313,6 +313,45 @@ __forceinline__ PhasedFft<N, T>& phased_state(const cplx<T>* __restrict__ twiddl
   return state;
 }
 
+/// This OS thread's two buffers of N entries of V lanes for fft_lines.
+template <int N, typename T>
+struct LinesOf {
+  using L = ::spectral_host::wide_lanes<T>;
+  cplx<L> lines[N], other[N];
+  static LinesOf& here() {
+    static thread_local LinesOf buffers;
+    return buffers;
+  }
+};
+
+/// The batches [first, first + count) of fft_batched, V at a time through
+/// fft_lines (lane l takes batch b + l; lanes past the end repeat the last
+/// batch and store nothing).
+template <int N, bool FORWARD, typename T, typename Load, typename Store>
+__forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* __restrict__ twiddles,
+                                          Load load, Store store) {
+  using L = ::spectral_host::wide_lanes<T>;
+  constexpr int V = L::size;
+  auto& [lines, other] = LinesOf<N, T>::here();
+  const int end = first + count;
+  for (int b = first; b < end; b += V) {
+    int batch[V];
+    for (int l = 0; l < V; ++l) batch[l] = b + l < end ? b + l : end - 1;
+    for (int i = 0; i < N; ++i)
+#pragma GCC unroll 8
+      for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
+    const cplx<L>* y = fft_lines<N, FORWARD>(lines, other, twiddles);
+    if (b + V <= end) {
+      for (int k = 0; k < N; ++k)
+#pragma GCC unroll 8
+        for (int l = 0; l < V; ++l) store(batch[l], k, lane_of(y[k], l));
+    } else {
+      for (int k = 0; k < N; ++k)
+        for (int l = 0; l < end - b; ++l) store(batch[l], k, lane_of(y[k], l));
+    }
+  }
+}
+
 /// The phased form's walk over a block's rows: `line(batch, x, state)` for
 /// each row's batch entry below `batches`, x being the row's N entries of
 /// `shared` and `state` (one per OS thread) having staged `twiddles`; the
@@ -350,12 +389,22 @@ template <int N, int THREADS, bool FORWARD, typename T, typename Load, typename 
 __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles, int batches,
                             Load load, Store store) {
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    each_row_phased<N>(shared, twiddles, batches, [&](int batch, cplx<T>* x, auto& state) {
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    // The rows of the run's blocks are consecutive batches.
+    const int first = int(blockIdx.x * blockDim.y);
+    const int rows = blocks * int(blockDim.y);
+    const int count = batches - first < rows ? batches - first : rows;
+    if (count >= ::spectral_host::wide_lanes<T>::size) {
+      fft_batches_as_lines<N, FORWARD>(first, count, twiddles, load, store);
+      return;
+    }
+    PhasedFft<N, T>& state = phased_state<N>(twiddles);
+    for (int batch = first; batch < first + count; ++batch) {
+      cplx<T>* x = shared;  // a row's worth; the block's shared memory holds blockDim.y rows
       for (int i = 0; i < N; ++i) x[i] = load(batch, i);
       const cplx<T>* y = fft_phased<N, FORWARD>(x, state.scratch, state, twiddles);
       for (int i = 0; i < N; ++i) store(batch, i, y[i]);
-    });
+    }
     return;
   }
 #endif

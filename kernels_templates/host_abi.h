@@ -20,7 +20,7 @@
 extern "C" {
 #endif
 
-#define SPECTRAL_HOST_ABI_VERSION 4u
+#define SPECTRAL_HOST_ABI_VERSION 5u
 #define SPECTRAL_HOST_LAUNCH_PREFIX "spectral_host_launch_"
 
 /* The layout of CUDA's uint3 (host_emulation.h makes uint3 this type). */
@@ -43,8 +43,12 @@ typedef struct spectral_host_block {
   void* scheduler; /* the runtime's own */
   /* Nonzero when this call of a phased kernel (SPECTRAL_HOST_KERNEL_PHASED)
    * runs the whole block: thread_idx is 0 and the templates loop over the
-   * block's threads themselves. A template taking that path sets it to 2. */
+   * block's threads themselves. A template taking that path sets it to 2,
+   * or to 3 when it takes the whole run (run_blocks). */
   unsigned int whole_block;
+  /* The blocks this phased call runs: block_idx and the run_blocks - 1
+   * after it along x (more than 1 only for SPECTRAL_HOST_KERNEL_PHASED_RUNS). */
+  unsigned int run_blocks;
 } spectral_host_block;
 
 /* Runs one CUDA thread: sets the .so's current block, unpacks args, calls the kernel. */
@@ -56,7 +60,10 @@ enum {
   SPECTRAL_HOST_KERNEL_USES_SYNC = 1,
   /* The unit says SPECTRAL_HOST_PHASED: the runtime may call run_thread once
    * per block with whole_block set (see host_emulation.h). */
-  SPECTRAL_HOST_KERNEL_PHASED = 2
+  SPECTRAL_HOST_KERNEL_PHASED = 2,
+  /* The unit also says SPECTRAL_HOST_PHASED_RUNS: a phased call may run
+   * several consecutive blocks along x (spectral_host_block::run_blocks). */
+  SPECTRAL_HOST_KERNEL_PHASED_RUNS = 4
 };
 
 typedef struct spectral_host_kernel {

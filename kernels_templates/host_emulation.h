@@ -197,10 +197,22 @@ __forceinline__ unsigned int lane_id() { return detail::current_block()->linear_
 // must not depend on threadIdx. A launch where no template took the whole
 // block fails. The checks (host_checks.h) and SPECTRAL_HOST_SCHEDULE=fibers
 // run such kernels per thread, as any other.
+//
+// A phased unit whose templates all take runs of blocks (take_block_run) may
+// also say
+//     SPECTRAL_HOST_PHASED_RUNS;
+// The host device then hands a phased call several consecutive blocks along x
+// (blockIdx and the ones after it): a template can work on the rows of all of
+// them together (fft_batched: V lines at once, a SIMD lane each, so that
+// strided lines share cache lines). A template taking one block of a longer
+// run fails the launch.
 
 extern "C" const char spectral_host_phased_unit __attribute__((weak, visibility("hidden")));
+extern "C" const char spectral_host_phased_runs_unit __attribute__((weak, visibility("hidden")));
 #define SPECTRAL_HOST_PHASED \
   extern "C" __attribute__((visibility("hidden"))) const char spectral_host_phased_unit = 1
+#define SPECTRAL_HOST_PHASED_RUNS \
+  extern "C" __attribute__((visibility("hidden"))) const char spectral_host_phased_runs_unit = 1
 
 namespace spectral_host {
 
@@ -210,6 +222,15 @@ __forceinline__ bool take_whole_block() {
   if (block->whole_block == 0) return false;
   block->whole_block = 2;
   return true;
+}
+
+/// The number of blocks this call runs, blockIdx and those after it along x
+/// (records that a template took them all); 0 when it runs one thread.
+__forceinline__ int take_block_run() {
+  spectral_host_block* block = detail::current_block();
+  if (block->whole_block == 0) return 0;
+  block->whole_block = 3;
+  return int(block->run_blocks);
 }
 
 }  // namespace spectral_host
@@ -710,6 +731,9 @@ inline int launch(const spectral_host_runtime* rt, const char* name, spectral_ho
                                        (uses_sync() ? unsigned(SPECTRAL_HOST_KERNEL_USES_SYNC) : 0u) |
                                            (&spectral_host_phased_unit != nullptr
                                                 ? unsigned(SPECTRAL_HOST_KERNEL_PHASED)
+                                                : 0u) |
+                                           (&spectral_host_phased_runs_unit != nullptr
+                                                ? unsigned(SPECTRAL_HOST_KERNEL_PHASED_RUNS)
                                                 : 0u),
                                        name, thread};
   const int result = rt->run_grid(rt, &kernel, grid, block, dynamic_shared_bytes, args);

@@ -221,7 +221,7 @@ void Writer::stockham(int64_t n, bool forward, const Ends &ends) {
   unit.params.push_back(units::table(real_, "twiddles", twiddles(n)));
   unit.params.push_back(batches(lines_));
   unit.params.push_back(inner());
-  unit.phased = true;
+  unit.phased = unit.phasedRuns = true;
   unit.body = "  fft_batched<" + str(n) + ", " + str(threads) + ", " +
               (forward ? "true" : "false") + ">(shared, twiddles, batches,\n      " +
               ends.load.expr + ",\n      " + ends.store.expr + ");\n";
@@ -276,7 +276,7 @@ void Writer::fourStep(int64_t n, bool forward, const Ends &ends, const std::stri
   first.params.push_back(units::table(real_, "lo", table("fft_fourstep_lo_" + str(n), lo)));
   first.params.push_back(batches(lines_ * n2));
   first.params.push_back(inner());
-  first.phased = true;
+  first.phased = first.phasedRuns = true;
   first.body = "  fft_batched<" + str(n1) + ", " + str(stockhamThreads(n1)) + ", " + fwd +
                ">(shared, twiddles, batches,\n      " + columns.expr +
                ",\n      FourStepTwiddleStore<" + real_.cpp() + ", " + fwd +
@@ -294,7 +294,7 @@ void Writer::fourStep(int64_t n, bool forward, const Ends &ends, const std::stri
   second.params.push_back(units::table(real_, "twiddles", twiddles(n2)));
   second.params.push_back(batches(lines_ * n1));
   second.params.push_back(inner());
-  second.phased = true;
+  second.phased = second.phasedRuns = true;
   second.body = "  fft_batched<" + str(n2) + ", " + str(stockhamThreads(n2)) + ", " + fwd +
                 ">(shared, twiddles, batches,\n      ComplexLoad<" + real_.cpp() +
                 ">{scratch, AxisLayout{" + str(n2) + ", inner}},\n      " + transposed.expr +
@@ -382,6 +382,7 @@ void Writer::packedMultiPass(bool r2c, Path path) {
   int64_t count = lines_ * (r2c ? h + 1 : h);
   Unit step; // the (un)packing, over [outer, h+1 or h, inner]
   step.usesShared = false;
+  step.phased = step.phasedRuns = true;  // axis_map takes runs of blocks
   if (r2c) {
     // Pairs x_2j + i x_2j+1 through the half-length plan into `half`...
     complex(h, true, path,

@@ -106,6 +106,7 @@ void Unit::add(const Functor &f) {
 KernelSource Unit::source(Real real) const {
   std::string text =
       std::string(kPrelude) + "\n" + definitions + (phased ? "SPECTRAL_HOST_PHASED;\n" : "") +
+      (phased && phasedRuns ? "SPECTRAL_HOST_PHASED_RUNS;\n" : "") +
       "extern \"C\" __global__ void " +
       (maxThreads ? "__launch_bounds__(" + std::to_string(maxThreads) + ", 2) " : "") + entry + "(";
   std::set<std::string> names;

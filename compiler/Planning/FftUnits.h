@@ -85,6 +85,9 @@ struct Unit {
   /// Every template the body calls has a phased form and the body reads no
   /// threadIdx: the unit says SPECTRAL_HOST_PHASED (host_emulation.h).
   bool phased = false;
+  /// Besides, every template the body calls takes a run of blocks per phased
+  /// call: the unit also says SPECTRAL_HOST_PHASED_RUNS.
+  bool phasedRuns = false;
   /// Most threads per block, when the entry asks ptxas to keep two blocks
   /// per SM (__launch_bounds__(maxThreads, 2)); 0: no bounds.
   int64_t maxThreads = 0;

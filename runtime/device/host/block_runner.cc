@@ -234,8 +234,13 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
     if (guard_fault.address != 0) pthread_sigmask(SIG_SETMASK, &block_mask, nullptr);
     *message = guard_fault.address != 0 ? guard_fault.describe() : "access check";
     if (launch->whole_block && guard_fault.address != 0)
-      *message += " (in the block's phased call, which runs every thread: thread (0,0,0) stands "
-                  "for them all; SPECTRAL_HOST_SCHEDULE=fibers names the thread)";
+      *message += std::string(" (in the block's phased call, which runs every thread") +
+                  (block.run_blocks > 1 ? " of it and of the " +
+                                              std::to_string(block.run_blocks - 1) +
+                                              " blocks after it along x"
+                                        : "") +
+                  ": thread (0,0,0) stands for them all; SPECTRAL_HOST_SCHEDULE=fibers names "
+                  "the block and the thread)";
     return false;
   }
   try {
@@ -245,9 +250,13 @@ bool BlockRunner::Impl::run_loop(std::string* message) {
       block.linear_tid = 0;
       block.whole_block = 1;
       launch->kernel->run_thread(&block, launch->args);
-      if (block.whole_block == 2) return true;
-      *message = "its unit says SPECTRAL_HOST_PHASED, but no template it called ran the whole "
-                 "block (host_emulation.h, \"Phased kernels\")";
+      if (block.whole_block == 3 || (block.whole_block == 2 && block.run_blocks == 1)) return true;
+      *message = block.whole_block == 2
+                     ? "its unit says SPECTRAL_HOST_PHASED_RUNS, but a template it called ran one "
+                       "block of a run of " + std::to_string(block.run_blocks) +
+                           " (host_emulation.h, \"Phased kernels\")"
+                     : "its unit says SPECTRAL_HOST_PHASED, but no template it called ran the "
+                       "whole block (host_emulation.h, \"Phased kernels\")";
       return false;
     }
     if (launch->permute) {
@@ -337,7 +346,8 @@ BlockRunner::~BlockRunner() {
   if (impl_->guarded_shared != nullptr) guarded_release(impl_->guarded_shared);
 }
 
-bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error) {
+bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error,
+                      uint32_t run_blocks) {
   Impl& s = *impl_;
   const uint64_t count = uint64_t(launch.block.x) * launch.block.y * launch.block.z;
   if (count == 0 || count > kMaxThreads) {
@@ -364,6 +374,7 @@ bool BlockRunner::run(const GridLaunch& launch, spectral_host_uint3 block_idx, s
   }
   s.block = spectral_host_block{};
   s.block.block_idx = block_idx;
+  s.block.run_blocks = launch.whole_block ? run_blocks : 1;
   s.block.block_dim = launch.block;
   s.block.grid_dim = launch.grid;
   s.block.dynamic_shared = launch.check_bounds ? s.guarded_shared : s.shared;

@@ -56,6 +56,10 @@ struct GridLaunch {
   /// The kernel is phased (host_emulation.h): one call runs each whole block,
   /// its templates looping over the threads; no fibers.
   bool whole_block = false;
+  /// Blocks per phased call, consecutive along x (the last of a row of the
+  /// grid may have fewer): more than 1 only for a kernel whose unit says
+  /// SPECTRAL_HOST_PHASED_RUNS.
+  uint32_t run_blocks = 1;
   /// Denormal operands and results of float and double arithmetic are zeros
   /// while the blocks run (HostDenormals::kFlush); else IEEE gradual underflow.
   bool flush_denormals = false;
@@ -69,9 +73,11 @@ class BlockRunner {
   BlockRunner(const BlockRunner&) = delete;
   BlockRunner& operator=(const BlockRunner&) = delete;
 
-  /// Runs block `block_idx` to completion. On a trap or a deadlock returns
-  /// false and sets `error` (the block's other threads are abandoned).
-  bool run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error);
+  /// Runs block `block_idx` to completion (and, in a phased call of a run,
+  /// the `run_blocks` - 1 blocks after it along x). On a trap or a deadlock
+  /// returns false and sets `error` (the block's other threads are abandoned).
+  bool run(const GridLaunch& launch, spectral_host_uint3 block_idx, std::string* error,
+           uint32_t run_blocks = 1);
 
   /// Fills the barrier, warp and trap hooks of `rt`.
   static void install_hooks(spectral_host_runtime* rt);

@@ -4,6 +4,7 @@
 #include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/fiber_stacks.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 
@@ -43,6 +44,14 @@ class DenormalMode {
  private:
   unsigned saved_ = 0;
 };
+
+/// Blocks per phased call of a kernel that takes runs: up to 8, and at least
+/// 8 calls per grid so that the pool's threads share the work.
+uint32_t run_length(spectral_host_uint3 grid) {
+  constexpr uint64_t kLongest = 8, kCallsAtLeast = 8;
+  const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  return uint32_t(std::clamp<uint64_t>(blocks / kCallsAtLeast, 1, std::min<uint64_t>(kLongest, grid.x)));
+}
 
 std::string format(spectral_host_uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
@@ -123,18 +132,26 @@ void HostPool::take_blocks(int index, const GridLaunch& launch) {
   std::unique_ptr<BlockRunner>& runner = runners_[size_t(index)];
   if (runner == nullptr) runner = std::make_unique<BlockRunner>(stack_bytes_);
   const DenormalMode mode(launch.flush_denormals);
-  const uint64_t gx = launch.grid.x, gxy = gx * launch.grid.y;
+  // Item i is a run of up to `run` blocks along x: (x, y, z) and those after
+  // it; each row of the grid along x starts a new run.
+  const uint64_t gx = launch.grid.x, gy = launch.grid.y, run = launch.run_blocks;
+  const uint64_t runs_per_row = (gx + run - 1) / run;
   std::string error;
   while (!failed_.load(std::memory_order_relaxed)) {
-    const uint64_t b = next_block_.fetch_add(1, std::memory_order_relaxed);
-    if (b >= total_blocks_) return;
-    const spectral_host_uint3 block_idx{unsigned(b % gx), unsigned(b % gxy / gx),
-                                        unsigned(b / gxy)};
-    if (runner->run(launch, block_idx, &error)) continue;
+    const uint64_t i = next_block_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= total_blocks_) return;
+    const uint64_t row = i / runs_per_row, x = i % runs_per_row * run;
+    const spectral_host_uint3 block_idx{unsigned(x), unsigned(row % gy), unsigned(row / gy)};
+    const uint32_t blocks = uint32_t(std::min(run, gx - x));
+    if (runner->run(launch, block_idx, &error, blocks)) continue;
     std::lock_guard<std::mutex> lock(mutex_);
     if (!failed_.exchange(true)) {
       error_ = "kernel '" + std::string(launch.kernel->name) + "' failed in block " +
-               format(block_idx) + ": " + error;
+               format(block_idx) +
+               (blocks > 1 ? " or one of the " + std::to_string(blocks - 1) +
+                                 " after it along x (one phased call ran them)"
+                           : "") +
+               ": " + error;
     }
     return;
   }
@@ -142,7 +159,9 @@ void HostPool::take_blocks(int index, const GridLaunch& launch) {
 
 Status HostPool::run(const GridLaunch& launch) {
   std::lock_guard<std::mutex> serial(launch_mutex_);
-  total_blocks_ = uint64_t(launch.grid.x) * launch.grid.y * launch.grid.z;
+  const uint64_t runs_per_row = (uint64_t(launch.grid.x) + launch.run_blocks - 1) /
+                                launch.run_blocks;
+  total_blocks_ = runs_per_row * launch.grid.y * launch.grid.z;
   next_block_.store(0);
   failed_.store(false);
   error_.clear();
@@ -231,6 +250,8 @@ void HostPool::prepare(LaunchContext* context) {
     launch.order_reverse = context.order_reverse;
     launch.order_seed = context.order_seed;
     launch.whole_block = context.phased && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED) != 0;
+    if (launch.whole_block && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED_RUNS) != 0)
+      launch.run_blocks = run_length(grid);
     launch.flush_denormals = context.flush_denormals;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;

@@ -94,7 +94,7 @@ class HostPool {
 
   std::atomic<uint64_t> next_block_{0};
   std::atomic<bool> failed_{false};
-  uint64_t total_blocks_ = 0;
+  uint64_t total_blocks_ = 0;  // a grid's runs of blocks (GridLaunch::run_blocks), or tasks
 };
 
 }  // namespace spectral::host

@@ -107,6 +107,11 @@ TEST(PhasedSchedule, ComplexLinesMatchFibers) {
     }
   expect_same_both_ways(c2c_program({3, 1024}, {1}, true, false, 0.5));
   expect_same_both_ways(c2c_program({4, 12, 3}, {1}, false, true));
+  // Enough blocks that a phased call runs 8 of them (host_emulation.h,
+  // SPECTRAL_HOST_PHASED_RUNS) and takes their lines a SIMD lane each, the
+  // last run's lines not filling the lanes: 69 blocks of 2 rows, 69 of 1.
+  expect_same_both_ways(c2c_program({137, 1024}, {1}, true, false));
+  expect_same_both_ways(c2c_program({69, 2048}, {1}, false, true));
 }
 
 // Two axes, and a length split in four-step passes of in-block transforms.
@@ -122,6 +127,12 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
   expect_same_both_ways(axis(FftKind::kRealForward, 2, 60, 3, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 9, 256, 1, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 2, 60, 3, false));
+  // Longer than a block holds: the half-length four-step and the (un)packing
+  // step between it and the spectrum (axis_map), with inner 1 and 3.
+  expect_same_both_ways(axis(FftKind::kRealForward, 2, 65536, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 2, 65536, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealForward, 1, 16384, 3, true));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 1, 16384, 3, true));
   expect_same_both_ways(axis(FftKind::kDct2, 5, 64, 1, false));
   expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, false));
 }

@@ -384,6 +384,84 @@ extern "C" __global__ void not_phased_with_barrier(float* out) {
   }
 }
 
+// A unit saying SPECTRAL_HOST_PHASED_RUNS: a phased call may run several
+// blocks along x. count_blocks adds 1 to seen[b] for every block b its call
+// ran (beyond the grid's row: to *past), and counts the runs by length.
+constexpr const char* kRunsUnit = R"(
+__device__ void count_blocks(int* seen, int* lengths, int* past) {
+  const int row = (blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    for (int b = 0; b < blocks; ++b)
+      atomicAdd(blockIdx.x + b < gridDim.x ? &seen[row + blockIdx.x + b] : past, 1);
+    atomicAdd(&lengths[blocks], 1);
+    return;
+  }
+#endif
+  if (threadIdx.x == 0) atomicAdd(&seen[row + blockIdx.x], 1);
+  __syncthreads();
+}
+SPECTRAL_HOST_PHASED;
+SPECTRAL_HOST_PHASED_RUNS;
+extern "C" __global__ void runs_counted(int* seen, int* lengths, int* past) {
+  count_blocks(seen, lengths, past);
+}
+extern "C" __global__ void one_block_of_a_run(int* seen, int* lengths, int* past) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) return;
+#endif
+  count_blocks(seen, lengths, past);
+}
+)";
+
+TEST(HostDevice, PhasedRunsCoverEveryBlockOnceWithinItsRow) {
+  StatusOr<std::unique_ptr<HostDevice>> phased =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kPhased);
+  StatusOr<std::unique_ptr<HostDevice>> fibers =
+      HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
+  ASSERT_TRUE(phased && fibers);
+  constexpr int kBlocks = 37 * 3 * 2;  // rows of 37 along x: runs of 8, the last of 5
+  for (HostDevice* device : {phased->get(), fibers->get()}) {
+    SCOPED_TRACE(device->name());
+    StatusOr<std::shared_ptr<Kernel>> kernel = device->load({kRunsUnit, "runs_counted"});
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    void* seen = *device->allocate(kBlocks * 4);
+    void* lengths = *device->allocate(16 * 4);
+    void* past = *device->allocate(4);
+    for (auto [p, bytes] : {std::pair{seen, kBlocks * 4}, {lengths, 16 * 4}, {past, 4}})
+      ASSERT_TRUE(device->fill_zero(p, size_t(bytes)).is_ok());
+    void* args[] = {&seen, &lengths, &past};
+    Status status = device->launch(**kernel, {37, 3, 2}, {32, 1, 1}, 0, args);
+    ASSERT_TRUE(status.is_ok()) << status.message();
+    std::vector<int> got(kBlocks), runs(16);
+    int beyond = -1;
+    ASSERT_TRUE(device->copy_to_host(got.data(), seen, kBlocks * 4).is_ok());
+    ASSERT_TRUE(device->copy_to_host(runs.data(), lengths, 16 * 4).is_ok());
+    ASSERT_TRUE(device->copy_to_host(&beyond, past, 4).is_ok());
+    for (int b = 0; b < kBlocks; ++b) EXPECT_EQ(got[b], 1) << "block " << b;
+    EXPECT_EQ(beyond, 0);
+    std::vector<int> expected(16);
+    if (device == phased->get()) expected[8] = 4 * 6, expected[5] = 6;
+    EXPECT_EQ(runs, expected);
+    for (void* p : {seen, lengths, past}) EXPECT_TRUE(device->release(p).is_ok());
+  }
+  // A template that takes one block where the call runs a run of them.
+  StatusOr<std::shared_ptr<Kernel>> kernel = (*phased)->load({kRunsUnit, "one_block_of_a_run"});
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+  void* buffers[3] = {*(*phased)->allocate(kBlocks * 4), *(*phased)->allocate(64),
+                      *(*phased)->allocate(4)};
+  void* args[] = {&buffers[0], &buffers[1], &buffers[2]};
+  Status status = (*phased)->launch(**kernel, {37, 3, 2}, {32, 1, 1}, 0, args);
+  ASSERT_FALSE(status.is_ok());
+  EXPECT_NE(status.message().find("a template it called ran one block of a run of 8"),
+            std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("after it along x (one phased call ran them)"),
+            std::string::npos)
+      << status.message();
+  for (void* p : buffers) EXPECT_TRUE((*phased)->release(p).is_ok());
+}
+
 TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
   EXPECT_TRUE(host::phased_unit("SPECTRAL_HOST_PHASED;\nextern \"C\" ..."));
   EXPECT_TRUE(host::phased_unit("#include \"fft_stockham.cuh\"\nSPECTRAL_HOST_PHASED;\n"));
