@@ -35,6 +35,9 @@ struct ComplexLoad {
   __device__ __forceinline__ cplx<T> operator()(int batch, int i) const {
     return data[layout.offset(batch, i)];
   }
+  __device__ __forceinline__ const void* address(int batch, int i) const {
+    return &data[layout.offset(batch, i)];
+  }
 };
 
 template <typename T>

@@ -324,22 +324,41 @@ struct LinesOf {
   }
 };
 
+/// Whether F has address(batch, i): where its element i of line `batch` is.
+template <typename F, typename = void>
+struct has_address {
+  static constexpr bool value = false;
+};
+template <typename F>
+struct has_address<F, decltype((void)static_cast<const F*>(nullptr)->address(0, 0))> {
+  static constexpr bool value = true;
+};
+
 /// The batches [first, first + count) of fft_batched, V at a time through
 /// fft_lines (lane l takes batch b + l; lanes past the end repeat the last
-/// batch and store nothing).
+/// batch and store nothing). Neighbouring batches' elements are read and
+/// written together: where they are neighbours in memory (a strided axis,
+/// the four-step passes) they share cache lines. A load that says where its
+/// elements are (has_address) has the first lane's element PREFETCH entries
+/// ahead prefetched: a strided line's cache lines are in no hardware
+/// prefetcher's stride.
 template <int N, bool FORWARD, typename T, typename Load, typename Store>
 __forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* __restrict__ twiddles,
                                           Load load, Store store) {
   using L = ::spectral_host::wide_lanes<T>;
   constexpr int V = L::size;
   auto& [lines, other] = LinesOf<N, T>::here();
+  constexpr int PREFETCH = 16;
   const int end = first + count;
   for (int b = first; b < end; b += V) {
     int batch[V];
     for (int l = 0; l < V; ++l) batch[l] = b + l < end ? b + l : end - 1;
-    for (int i = 0; i < N; ++i)
+    for (int i = 0; i < N; ++i) {
+      if constexpr (has_address<Load>::value)
+        if (i + PREFETCH < N) __builtin_prefetch(load.address(batch[0], i + PREFETCH));
 #pragma GCC unroll 8
       for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
+    }
     const cplx<L>* y = fft_lines<N, FORWARD>(lines, other, twiddles);
     if (b + V <= end) {
       for (int k = 0; k < N; ++k)
