@@ -43,7 +43,7 @@ struct FourStepColumnLoad {
   /// Where element j1 of `batch` is, when `load` says (has_address).
   template <typename L = Load>
   __device__ __forceinline__ auto address(int batch, int j1) const
-      -> decltype(static_cast<const L*>(nullptr)->address(0, 0)) {
+      -> decltype(static_cast<const L&>(load).address(0, 0)) {
     int in = batch % inner, rest = batch / inner;
     int outer = rest / n2, j2 = rest - outer * n2;
     return load.address(outer * inner + in, j1 * n2 + j2);

@@ -15,12 +15,18 @@
 // Host: fft_batched and fft_roundtrip_batched have a phased form
 // (host_emulation.h, "Phased kernels"): fft_phased runs each stage as a loop
 // over its work items, a SIMD width of them at once (host_lanes.h).
+// fft_batched also takes runs of blocks (SPECTRAL_HOST_PHASED_RUNS): with at
+// least a SIMD width of lines in the run, it transforms that many at once, a
+// lane each (fft_lines), so that lines that are neighbours in memory (a
+// strided axis, the four-step passes) are read and written together.
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
 #include "fft_complex.cuh"
 #include "fft_radix.cuh"
 #if defined(SPECTRAL_HOST_EMULATION)
+#include <utility>  // std::declval
+
 #include "host_lanes.h"
 #endif
 
@@ -330,7 +336,7 @@ struct has_address {
   static constexpr bool value = false;
 };
 template <typename F>
-struct has_address<F, decltype((void)static_cast<const F*>(nullptr)->address(0, 0))> {
+struct has_address<F, decltype((void)std::declval<const F&>().address(0, 0))> {
   static constexpr bool value = true;
 };
 

@@ -225,11 +225,13 @@ __forceinline__ bool take_whole_block() {
 }
 
 /// The number of blocks this call runs, blockIdx and those after it along x
-/// (records that a template took them all); 0 when it runs one thread.
+/// (records that a template took them all, unless one took a single block:
+/// that stays recorded, so a run where any template ran one block fails);
+/// 0 when it runs one thread.
 __forceinline__ int take_block_run() {
   spectral_host_block* block = detail::current_block();
   if (block->whole_block == 0) return 0;
-  block->whole_block = 3;
+  if (block->whole_block != 2) block->whole_block = 3;
   return int(block->run_blocks);
 }
 

@@ -45,14 +45,6 @@ class DenormalMode {
   unsigned saved_ = 0;
 };
 
-/// Blocks per phased call of a kernel that takes runs: up to 8, and at least
-/// 8 calls per grid so that the pool's threads share the work.
-uint32_t run_length(spectral_host_uint3 grid) {
-  constexpr uint64_t kLongest = 8, kCallsAtLeast = 8;
-  const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
-  return uint32_t(std::clamp<uint64_t>(blocks / kCallsAtLeast, 1, std::min<uint64_t>(kLongest, grid.x)));
-}
-
 std::string format(spectral_host_uint3 v) {
   return "(" + std::to_string(v.x) + "," + std::to_string(v.y) + "," + std::to_string(v.z) + ")";
 }
@@ -74,6 +66,13 @@ StatusOr<int> threads_from_environment() {
 }
 
 }  // namespace
+
+uint32_t run_length(spectral_host_uint3 grid, int threads) {
+  constexpr uint64_t kLongest = 8, kCallsPerThread = 4;
+  const uint64_t blocks = uint64_t(grid.x) * grid.y * grid.z;
+  const uint64_t calls = kCallsPerThread * uint64_t(threads);
+  return uint32_t(std::clamp<uint64_t>(blocks / calls, 1, std::min<uint64_t>(kLongest, grid.x)));
+}
 
 StatusOr<HostPool*> HostPool::global() {
   static std::mutex mutex;
@@ -138,8 +137,8 @@ void HostPool::take_blocks(int index, const GridLaunch& launch) {
   const uint64_t runs_per_row = (gx + run - 1) / run;
   std::string error;
   while (!failed_.load(std::memory_order_relaxed)) {
-    const uint64_t i = next_block_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= total_blocks_) return;
+    const uint64_t i = next_item_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= total_items_) return;
     const uint64_t row = i / runs_per_row, x = i % runs_per_row * run;
     const spectral_host_uint3 block_idx{unsigned(x), unsigned(row % gy), unsigned(row / gy)};
     const uint32_t blocks = uint32_t(std::min(run, gx - x));
@@ -161,12 +160,12 @@ Status HostPool::run(const GridLaunch& launch) {
   std::lock_guard<std::mutex> serial(launch_mutex_);
   const uint64_t runs_per_row = (uint64_t(launch.grid.x) + launch.run_blocks - 1) /
                                 launch.run_blocks;
-  total_blocks_ = runs_per_row * launch.grid.y * launch.grid.z;
-  next_block_.store(0);
+  total_items_ = runs_per_row * launch.grid.y * launch.grid.z;
+  next_item_.store(0);
   failed_.store(false);
   error_.clear();
   // The race, init and order checks run a launch's blocks one at a time.
-  const bool parallel = threads_ > 1 && total_blocks_ > 1 && !launch.serial;
+  const bool parallel = threads_ > 1 && total_items_ > 1 && !launch.serial;
   if (launch.checker != nullptr) launch.checker->begin_launch();
   run_job(&launch, parallel);
   if (failed_.load()) return Status::error(error_);
@@ -175,8 +174,8 @@ Status HostPool::run(const GridLaunch& launch) {
 
 void HostPool::take_tasks(const std::function<void(uint64_t)>& body) {
   for (;;) {
-    const uint64_t i = next_block_.fetch_add(1, std::memory_order_relaxed);
-    if (i >= total_blocks_) return;
+    const uint64_t i = next_item_.fetch_add(1, std::memory_order_relaxed);
+    if (i >= total_items_) return;
     body(i);
   }
 }
@@ -205,8 +204,8 @@ void HostPool::run_job(const GridLaunch* launch, bool parallel) {
 
 void HostPool::parallel_for(uint64_t count, const std::function<void(uint64_t)>& body) {
   std::lock_guard<std::mutex> serial(launch_mutex_);
-  total_blocks_ = count;
-  next_block_.store(0);
+  total_items_ = count;
+  next_item_.store(0);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     task_ = &body;
@@ -251,7 +250,7 @@ void HostPool::prepare(LaunchContext* context) {
     launch.order_seed = context.order_seed;
     launch.whole_block = context.phased && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED) != 0;
     if (launch.whole_block && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED_RUNS) != 0)
-      launch.run_blocks = run_length(grid);
+      launch.run_blocks = run_length(grid, context.pool->threads());
     launch.flush_denormals = context.flush_denormals;
     context.status = context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;

@@ -43,6 +43,11 @@ struct LaunchContext {
   bool flush_denormals = false;  // GridLaunch::flush_denormals
 };
 
+/// Blocks per phased call of a kernel whose unit takes runs of blocks
+/// (GridLaunch::run_blocks) on a pool of `threads`: up to 8 along x, and at
+/// least 4 calls per thread where the grid has that many blocks.
+uint32_t run_length(spectral_host_uint3 grid, int threads);
+
 class HostPool {
  public:
   /// The process-wide pool, configured from SPECTRAL_HOST_THREADS and
@@ -92,9 +97,9 @@ class HostPool {
   bool stop_ = false;
   std::string error_;
 
-  std::atomic<uint64_t> next_block_{0};
+  std::atomic<uint64_t> next_item_{0};
   std::atomic<bool> failed_{false};
-  uint64_t total_blocks_ = 0;  // a grid's runs of blocks (GridLaunch::run_blocks), or tasks
+  uint64_t total_items_ = 0;  // a grid's runs of blocks (GridLaunch::run_blocks), or tasks
 };
 
 }  // namespace spectral::host

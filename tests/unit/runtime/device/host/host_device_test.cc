@@ -1,8 +1,11 @@
 // host_device_test.cc - memory, loading, the cache, launch checks and misuse.
+// One file past 600 lines: its tests share the units and helpers above them
+// (the phased units, the environment guards), which a split would repeat.
 #include "runtime/cache/kernel_cache.h"
 #include "runtime/device/host/fiber_stacks.h"
 #include "runtime/device/host/host_compiler.h"
 #include "runtime/device/host/host_device.h"
+#include "runtime/device/host/host_pool.h"
 #include "runtime/kernels/embedded_templates.h"
 #include "tests/unit/runtime/device/host/host_test_util.h"
 
@@ -412,7 +415,57 @@ extern "C" __global__ void one_block_of_a_run(int* seen, int* lengths, int* past
 #endif
   count_blocks(seen, lengths, past);
 }
+extern "C" __global__ void one_block_then_the_run(int* seen, int* lengths, int* past) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  (void)::spectral_host::take_whole_block();
+#endif
+  count_blocks(seen, lengths, past);
+}
 )";
+
+TEST(HostDevice, RunsOfBlocksAreUpTo8AlongXAndLeaveEachThreadFourCalls) {
+  EXPECT_EQ(host::run_length({222, 1, 1}, 2), 8u);
+  EXPECT_EQ(host::run_length({37, 3, 2}, 2), 8u);
+  EXPECT_EQ(host::run_length({24, 1, 1}, 2), 3u);  // 8 calls for 2 threads
+  EXPECT_EQ(host::run_length({5, 40, 1}, 2), 5u);  // a row of 5
+  EXPECT_EQ(host::run_length({3, 1, 1}, 2), 1u);
+  EXPECT_EQ(host::run_length({1000, 1, 1}, 64), 3u);
+  EXPECT_EQ(host::run_length({1, 1, 1}, 1), 1u);
+}
+
+/// Runs runs_counted over `grid` (32 threads a block) on `device`: every
+/// block must be counted once, none past its row, and the calls' run lengths
+/// must be those of host::run_length (phased) or none (fibers).
+void expect_runs_cover(HostDevice& device, spectral_host_uint3 grid) {
+  SCOPED_TRACE(device.name() + ", grid " + std::to_string(grid.x) + "x" + std::to_string(grid.y) +
+               "x" + std::to_string(grid.z));
+  const int blocks = int(grid.x * grid.y * grid.z);
+  StatusOr<std::shared_ptr<Kernel>> kernel = device.load({kRunsUnit, "runs_counted"});
+  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+  void* seen = *device.allocate(size_t(blocks) * 4);
+  void* lengths = *device.allocate(16 * 4);
+  void* past = *device.allocate(4);
+  for (auto [p, bytes] : {std::pair{seen, blocks * 4}, {lengths, 16 * 4}, {past, 4}})
+    ASSERT_TRUE(device.fill_zero(p, size_t(bytes)).is_ok());
+  void* args[] = {&seen, &lengths, &past};
+  Status status = device.launch(**kernel, {grid.x, grid.y, grid.z}, {32, 1, 1}, 0, args);
+  ASSERT_TRUE(status.is_ok()) << status.message();
+  std::vector<int> got(static_cast<size_t>(blocks)), runs(16);
+  int beyond = -1;
+  ASSERT_TRUE(device.copy_to_host(got.data(), seen, got.size() * 4).is_ok());
+  ASSERT_TRUE(device.copy_to_host(runs.data(), lengths, 16 * 4).is_ok());
+  ASSERT_TRUE(device.copy_to_host(&beyond, past, 4).is_ok());
+  for (int b = 0; b < blocks; ++b) EXPECT_EQ(got[size_t(b)], 1) << "block " << b;
+  EXPECT_EQ(beyond, 0);
+  std::vector<int> expected(16);
+  if (device.phased()) {
+    const uint32_t run = host::run_length(grid, (*host::HostPool::global())->threads());
+    expected[run] += int(grid.x / run * grid.y * grid.z);
+    if (grid.x % run != 0) expected[grid.x % run] += int(grid.y * grid.z);
+  }
+  EXPECT_EQ(runs, expected);
+  for (void* p : {seen, lengths, past}) EXPECT_TRUE(device.release(p).is_ok());
+}
 
 TEST(HostDevice, PhasedRunsCoverEveryBlockOnceWithinItsRow) {
   StatusOr<std::unique_ptr<HostDevice>> phased =
@@ -420,46 +473,31 @@ TEST(HostDevice, PhasedRunsCoverEveryBlockOnceWithinItsRow) {
   StatusOr<std::unique_ptr<HostDevice>> fibers =
       HostDevice::create(host::HostChecks{}, HostSchedule::kFibers);
   ASSERT_TRUE(phased && fibers);
-  constexpr int kBlocks = 37 * 3 * 2;  // rows of 37 along x: runs of 8, the last of 5
-  for (HostDevice* device : {phased->get(), fibers->get()}) {
-    SCOPED_TRACE(device->name());
-    StatusOr<std::shared_ptr<Kernel>> kernel = device->load({kRunsUnit, "runs_counted"});
-    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-    void* seen = *device->allocate(kBlocks * 4);
-    void* lengths = *device->allocate(16 * 4);
-    void* past = *device->allocate(4);
-    for (auto [p, bytes] : {std::pair{seen, kBlocks * 4}, {lengths, 16 * 4}, {past, 4}})
-      ASSERT_TRUE(device->fill_zero(p, size_t(bytes)).is_ok());
-    void* args[] = {&seen, &lengths, &past};
-    Status status = device->launch(**kernel, {37, 3, 2}, {32, 1, 1}, 0, args);
-    ASSERT_TRUE(status.is_ok()) << status.message();
-    std::vector<int> got(kBlocks), runs(16);
-    int beyond = -1;
-    ASSERT_TRUE(device->copy_to_host(got.data(), seen, kBlocks * 4).is_ok());
-    ASSERT_TRUE(device->copy_to_host(runs.data(), lengths, 16 * 4).is_ok());
-    ASSERT_TRUE(device->copy_to_host(&beyond, past, 4).is_ok());
-    for (int b = 0; b < kBlocks; ++b) EXPECT_EQ(got[b], 1) << "block " << b;
-    EXPECT_EQ(beyond, 0);
-    std::vector<int> expected(16);
-    if (device == phased->get()) expected[8] = 4 * 6, expected[5] = 6;
-    EXPECT_EQ(runs, expected);
-    for (void* p : {seen, lengths, past}) EXPECT_TRUE(device->release(p).is_ok());
+  // Rows of 37 (runs of 8 and a last one of 5 on 2 threads), a row shorter
+  // than a run, runs cut short to leave each thread calls, a single block.
+  for (spectral_host_uint3 grid : {spectral_host_uint3{37, 3, 2}, {5, 40, 1}, {24, 1, 1},
+                                   {1000, 1, 1}, {1, 1, 1}}) {
+    expect_runs_cover(**phased, grid);
+    expect_runs_cover(**fibers, grid);
   }
-  // A template that takes one block where the call runs a run of them.
-  StatusOr<std::shared_ptr<Kernel>> kernel = (*phased)->load({kRunsUnit, "one_block_of_a_run"});
-  ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
-  void* buffers[3] = {*(*phased)->allocate(kBlocks * 4), *(*phased)->allocate(64),
-                      *(*phased)->allocate(4)};
-  void* args[] = {&buffers[0], &buffers[1], &buffers[2]};
-  Status status = (*phased)->launch(**kernel, {37, 3, 2}, {32, 1, 1}, 0, args);
-  ASSERT_FALSE(status.is_ok());
-  EXPECT_NE(status.message().find("a template it called ran one block of a run of 8"),
-            std::string::npos)
-      << status.message();
-  EXPECT_NE(status.message().find("after it along x (one phased call ran them)"),
-            std::string::npos)
-      << status.message();
-  for (void* p : buffers) EXPECT_TRUE((*phased)->release(p).is_ok());
+  // A template that takes one block where the call runs a run of them, alone
+  // or before one that takes the run.
+  for (const char* entry : {"one_block_of_a_run", "one_block_then_the_run"}) {
+    StatusOr<std::shared_ptr<Kernel>> kernel = (*phased)->load({kRunsUnit, entry});
+    ASSERT_TRUE(kernel.is_ok()) << kernel.status().message();
+    void* buffers[3] = {*(*phased)->allocate(1000 * 4), *(*phased)->allocate(64),
+                        *(*phased)->allocate(4)};
+    void* args[] = {&buffers[0], &buffers[1], &buffers[2]};
+    Status status = (*phased)->launch(**kernel, {1000, 1, 1}, {32, 1, 1}, 0, args);
+    ASSERT_FALSE(status.is_ok()) << entry;
+    EXPECT_NE(status.message().find("a template it called ran one block of a run of"),
+              std::string::npos)
+        << status.message();
+    EXPECT_NE(status.message().find("after it along x (one phased call ran them)"),
+              std::string::npos)
+        << status.message();
+    for (void* p : buffers) EXPECT_TRUE((*phased)->release(p).is_ok());
+  }
 }
 
 TEST(HostDevice, PhasedUnitsAreMarkedByALineOfTheirOwn) {
