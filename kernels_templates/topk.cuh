@@ -27,8 +27,10 @@
 // V is float, double, cplx<float> or cplx<double>. blockDim = (THREADS, 1, 1)
 // with THREADS a multiple of 32.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: topk_rows and the topk_grid_* steps have phased forms
+// (host_emulation.h, "Phased kernels"): the block's select in one caller, the
+// histograms, digits and slots as the threads' (counts are integers, and an
+// entry's slot is the number taken before it in index order, however found).
 #pragma once
 
 #include "sparse.cuh"
@@ -112,6 +114,39 @@ __device__ __forceinline__ Threshold<Key> refine(Threshold<Key> th, DigitChoice 
   th.exact = choice.count == th.need;
   return th;
 }
+
+#if defined(SPECTRAL_HOST_EMULATION)
+/// choose_digit's choice by one caller: the bin, from the top, in which the
+/// running count reaches `need` (there is one: need <= the entries counted).
+template <typename Count>
+__forceinline__ DigitChoice choose_digit_phased(const Count* counts, long long need) {
+  long long above = 0;
+  for (int bin = 255; bin > 0; --bin) {
+    const long long count = (long long)counts[bin];
+    if (need <= above + count) return {bin, above, count};
+    above += count;
+  }
+  return {0, above, (long long)counts[0]};
+}
+
+/// write_selected by one caller: the entries of [begin, end) the threshold
+/// takes, in index order, each in the slot of the entries taken before it.
+template <typename Key, typename KeyAt, typename Load, typename Store>
+__forceinline__ void write_selected_phased(long long row, long long begin, long long end,
+                                           Threshold<Key> th, long long k, long long gt,
+                                           long long eq, KeyAt key_at, Load load, Store store) {
+  for (long long i = begin; i < end && gt + (eq < th.need ? eq : th.need) < k; ++i) {
+    const Key key = key_at(i) & th.mask;
+    if (key > th.prefix) {
+      store(row, gt + (eq < th.need ? eq : th.need), load(row, i), i);
+      ++gt;
+    } else if (key == th.prefix) {
+      if (eq < th.need) store(row, gt + eq, load(row, i), i);
+      ++eq;
+    }
+  }
+}
+#endif
 
 /// Writes the entries of [begin, end) of `row` the threshold takes, in index
 /// order, given the entries above (gt_before) and equal to (eq_before) the
@@ -216,6 +251,42 @@ __device__ void topk_row(long long row, long long n, long long k, KeyOf<V>* cach
         store);
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// topk_row by one caller: the same digit passes (histograms of the entries
+/// matching the digits so far, the keys cached alike) and the same slots.
+template <bool CACHE_KEYS, typename V, typename Load, typename Store>
+__forceinline__ void topk_row_phased(long long row, long long n, long long k, KeyOf<V>* cached,
+                                     Load load, Store store) {
+  if (k <= 0 || n <= 0) return;
+  if (k > n) k = n;
+  using Key = KeyOf<V>;
+  constexpr int BITS = 8 * (int)sizeof(Key);
+  unsigned int histogram[256];
+  Threshold<Key> th{Key(0), Key(0), k, false};
+  for (int shift = BITS - 8; shift >= 0 && !th.exact; shift -= 8) {
+    for (int b = 0; b < 256; ++b) histogram[b] = 0;
+    for (long long i = 0; i < n; ++i) {
+      Key key;
+      if (CACHE_KEYS && shift != BITS - 8) {
+        key = cached[i];
+      } else {
+        key = magnitude_key(load(row, i));
+        if (CACHE_KEYS) cached[i] = key;
+      }
+      if ((key & th.mask) == th.prefix) ++histogram[(key >> shift) & 0xff];
+    }
+    th = refine(th, choose_digit_phased(histogram, th.need), shift);
+  }
+  if constexpr (CACHE_KEYS)
+    write_selected_phased(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; }, load,
+                          store);
+  else
+    write_selected_phased(
+        row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
+        store);
+}
+#endif
+
 /// Top-k of each row of [rows, n], one block per row (strided over the
 /// grid). With CACHE_KEYS the dynamic shared memory holds n keys
 /// (n * sizeof(KeyOf<V>) bytes) and the row is loaded once plus once per
@@ -223,6 +294,13 @@ __device__ void topk_row(long long row, long long n, long long k, KeyOf<V>* cach
 template <int THREADS, bool CACHE_KEYS, typename V, typename Load, typename Store>
 __device__ void topk_rows(long long rows, long long n, long long k, Load load, Store store) {
   SPECTRAL_DYNAMIC_SHARED(KeyOf<V>, cached);
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (long long row = blockIdx.x; row < rows; row += gridDim.x)
+      topk_row_phased<CACHE_KEYS, V>(row, n, k, cached, load, store);
+    return;
+  }
+#endif
   for (long long row = blockIdx.x; row < rows; row += gridDim.x)
     topk_row<THREADS, CACHE_KEYS, V>(row, n, k, cached, load, store);
 }
@@ -242,6 +320,14 @@ __device__ Threshold<Key> replay_threshold(const unsigned long long* histograms,
                                            long long k) {
   __shared__ DigitChoice choice;
   Threshold<Key> th{Key(0), Key(0), k, false};
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {  // the caller's phased form
+    for (int p = 0; p < passes && !th.exact; ++p)
+      th = refine(th, choose_digit_phased(histograms + 256 * p, th.need),
+                  8 * (int)sizeof(Key) - 8 - 8 * p);
+    return th;
+  }
+#endif
   for (int p = 0; p < passes && !th.exact; ++p) {
     if (threadIdx.x < 32) choose_digit(histograms + 256 * p, th.need, threadIdx.x, &choice);
     __syncthreads();
@@ -254,6 +340,28 @@ __device__ Threshold<Key> replay_threshold(const unsigned long long* histograms,
 template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_histogram(int pass, long long n, long long k, long long tile,
                                     unsigned long long* histograms, Load load) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    if (k <= 0 || n <= 0) return;
+    if (k > n) k = n;
+    using Key = KeyOf<V>;
+    constexpr int PASSES = (int)sizeof(Key);
+    unsigned long long* row_histograms = histograms + (long long)blockIdx.y * PASSES * 256;
+    const Threshold<Key> th = replay_threshold<Key>(row_histograms, pass, k);
+    if (th.exact) return;
+    const int shift = 8 * (PASSES - 1 - pass);
+    unsigned int local[256] = {};
+    const long long begin = (long long)blockIdx.x * tile;
+    const long long end = n - begin < tile ? n : begin + tile;
+    for (long long i = begin; i < end; ++i) {
+      const Key key = magnitude_key(load((long long)blockIdx.y, i));
+      if ((key & th.mask) == th.prefix) ++local[(key >> shift) & 0xff];
+    }
+    for (int b = 0; b < 256; ++b)
+      if (local[b] != 0) atomicAdd(&row_histograms[256 * pass + b], (unsigned long long)local[b]);
+    return;
+  }
+#endif
   if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
   if (k > n) k = n;
   using Key = KeyOf<V>;
@@ -282,6 +390,27 @@ template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_count(long long n, long long k, long long tile,
                                 const unsigned long long* histograms, unsigned long long* counts,
                                 Load load) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    if (k <= 0 || n <= 0) return;
+    if (k > n) k = n;
+    using Key = KeyOf<V>;
+    constexpr int PASSES = (int)sizeof(Key);
+    const long long row = blockIdx.y;
+    const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
+    const long long begin = (long long)blockIdx.x * tile;
+    const long long end = n - begin < tile ? n : begin + tile;
+    unsigned int gt = 0, eq = 0;
+    for (long long i = begin; i < end; ++i) {
+      const Key key = magnitude_key(load(row, i)) & th.mask;
+      gt += key > th.prefix;
+      eq += key == th.prefix;
+    }
+    counts[(row * gridDim.x + blockIdx.x) * 2] = gt;
+    counts[(row * gridDim.x + blockIdx.x) * 2 + 1] = eq;
+    return;
+  }
+#endif
   if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
   if (k > n) k = n;
   using Key = KeyOf<V>;
@@ -310,6 +439,27 @@ template <int THREADS, typename V, typename Load, typename Store>
 __device__ void topk_grid_write(long long n, long long k, long long tile,
                                 const unsigned long long* histograms,
                                 const unsigned long long* counts, Load load, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    if (k <= 0 || n <= 0) return;
+    if (k > n) k = n;
+    using Key = KeyOf<V>;
+    constexpr int PASSES = (int)sizeof(Key);
+    const long long row = blockIdx.y;
+    const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
+    const unsigned long long* row_counts = counts + row * gridDim.x * 2;
+    unsigned long long gt = 0, eq = 0;
+    for (unsigned int b = 0; b < blockIdx.x; ++b) {
+      gt += row_counts[2 * b];
+      eq += row_counts[2 * b + 1];
+    }
+    const long long begin = (long long)blockIdx.x * tile;
+    const long long end = n - begin < tile ? n : begin + tile;
+    write_selected_phased(row, begin, end, th, k, (long long)gt, (long long)eq,
+                          [&](long long i) { return magnitude_key(load(row, i)); }, load, store);
+    return;
+  }
+#endif
   if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
   if (k > n) k = n;
   using Key = KeyOf<V>;

@@ -55,6 +55,10 @@ std::string typeName(Value value) {
 
 /// A sparse unit of one entry, bounded to `threads` per block; `prelude`
 /// (a fused load's definitions) comes before the entry.
+/// Before the prelude of a unit whose body calls only templates with a phased
+/// form (topk.cuh's): the host runs a block per call (host_emulation.h).
+const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
+
 KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
                     const std::string &body, const std::string &prelude = "") {
   return boundedUnit("sparse_ops.cuh", entry, threads, params, body,
@@ -166,7 +170,8 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
                        (cached ? "true" : "false") + ", " + element + ">(" + lit(rows) + ", " +
                        lit(n) + ", " + lit(k) + ", " + load + ", " + store + ");\n";
     int kernel = builder.addKernel(
-        unitOf(entry, kThreads, source.paramsWith(outputs), body, source.prelude), description,
+        unitOf(entry, kThreads, source.paramsWith(outputs), body, kPhased + source.prelude),
+        description,
         cached ? inBytes : inBytes * keyBytes, outBytes);
     std::vector<StepArg> args = source.args;
     args.push_back(StepArg::of_buffer(values));
@@ -201,7 +206,7 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
                                          outputs + ", int phase");
   // Per launch: x read once; the result written once over all launches.
   int launches = passes + 2;
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhased + source.prelude),
                                  description, inBytes, ceilDiv(outBytes, launches));
   builder.zero(histograms, description);
   for (int phase = 0; phase < launches; ++phase) {

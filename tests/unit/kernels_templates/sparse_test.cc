@@ -38,12 +38,15 @@ template <> struct Dtype<std::complex<double>> {
   static constexpr const char *name = "cplx<double>", *tag = "c128";
 };
 
+/// `phased`: the body calls templates with a phased form only (the top-k
+/// ones), so the unit says SPECTRAL_HOST_PHASED as codegen's does.
 template <typename T>
-KernelSource unit(const std::string& entry, const std::string& params, const std::string& body) {
+KernelSource unit(const std::string& entry, const std::string& params, const std::string& body,
+                  bool phased = false) {
   std::map<std::string, std::string> values{{"$V", Dtype<T>::name},
                                             {"$E", entry + "_" + Dtype<T>::tag}};
-  return {fill(std::string(kPrelude) + "extern \"C\" __global__ void $E(" + params + ") {\n" +
-                   body + "\n}\n",
+  return {fill(std::string(kPrelude) + (phased ? "SPECTRAL_HOST_PHASED;\n" : "") +
+                   "extern \"C\" __global__ void $E(" + params + ") {\n" + body + "\n}\n",
                values),
           fill("$E", values),
           {}};
@@ -59,7 +62,8 @@ KernelSource topk_rows_unit(bool cache) {
                  "const $V* x, $V* values, long long* indices, long long rows, long long n, "
                  "long long k",
                  std::string("  topk_rows<128, ") + (cache ? "true" : "false") +
-                     ", $V>(rows, n, k, RowsLoad<$V>{x, n}, SparseStore<$V>{values, indices, k});");
+                     ", $V>(rows, n, k, RowsLoad<$V>{x, n}, SparseStore<$V>{values, indices, k});",
+                 true);
 }
 
 template <typename T>
@@ -67,7 +71,8 @@ KernelSource topk_histogram_unit() {
   return unit<T>("topk_grid_histogram",
                  "const $V* x, unsigned long long* histograms, int pass, long long n, "
                  "long long k, long long tile",
-                 "  topk_grid_histogram<256, $V>(pass, n, k, tile, histograms, RowsLoad<$V>{x, n});");
+                 "  topk_grid_histogram<256, $V>(pass, n, k, tile, histograms, RowsLoad<$V>{x, n});",
+                 true);
 }
 
 template <typename T>
@@ -75,7 +80,8 @@ KernelSource topk_count_unit() {
   return unit<T>("topk_grid_count",
                  "const $V* x, const unsigned long long* histograms, unsigned long long* counts, "
                  "long long n, long long k, long long tile",
-                 "  topk_grid_count<256, $V>(n, k, tile, histograms, counts, RowsLoad<$V>{x, n});");
+                 "  topk_grid_count<256, $V>(n, k, tile, histograms, counts, RowsLoad<$V>{x, n});",
+                 true);
 }
 
 template <typename T>
@@ -85,7 +91,8 @@ KernelSource topk_write_unit() {
                  "const unsigned long long* counts, $V* values, long long* indices, long long n, "
                  "long long k, long long tile",
                  "  topk_grid_write<256, $V>(n, k, tile, histograms, counts, RowsLoad<$V>{x, n},\n"
-                 "      SparseStore<$V>{values, indices, k});");
+                 "      SparseStore<$V>{values, indices, k});",
+                 true);
 }
 
 const char* const kSparseParams =

@@ -42,6 +42,9 @@ std::vector<int64_t> randomIndices(int64_t count, int64_t limit, uint64_t seed) 
 
 // ---- topk_modes --------------------------------------------------------------------
 
+std::string fusedTopk(const std::string &shape, const std::string &row, const std::string &element,
+                      int64_t k, bool flat, const std::string &result);
+
 /// topk_modes of tensor<SHAPExELEMENT> with result shape `result` ("4x5").
 std::string topk(const std::string &shape, const std::string &element, int64_t k, bool flat,
                  const std::string &result) {
@@ -102,6 +105,20 @@ TEST(SparseCodegen, TopkLargeTakesTheGridPath) {
   expectMatchesReference(topk("6000", "complex<f64>", 6000, false, "6000")); // k = n
   expectMatchesReference(topk("2x6000", "f64", 10, false, "2x10"));
   expectMatchesReference(topk("12000", "f32", 1, false, "1")); // k = 1
+}
+
+// The top-k units are phased on the host (topk.cuh): a block's select by one
+// caller gives the bytes the block's threads give, on a row per block (keys
+// cached), on the grid form's phases (ties among 40000 random floats), for
+// integers (ties) and for keys computed as they are read.
+TEST(SparseCodegen, TopkPhasedMatchesFibers) {
+  expectPhasedMatchesFibers({topk("4x37", "f32", 5, false, "4x5"),
+                             topk("2x3x9", "complex<f64>", 3, false, "2x3x3"),
+                             topk("3x20", "i32", 4, false, "3x4"),
+                             topk("2x16", "complex<f32>", 16, false, "2x16")});
+  expectPhasedMatchesFibers({topk("3x40000", "f32", 100, true, "100"),
+                             topk("2x6000", "f64", 10, false, "2x10"),
+                             fusedTopk("3x40000", "40000", "f32", 100, true, "100")});
 }
 
 // ---- gather and scatter --------------------------------------------------------------
