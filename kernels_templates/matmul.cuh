@@ -26,7 +26,9 @@
 // Host: matmul has a phased form (host_emulation.h, "Phased kernels",
 // matmul_phased): a tile's loads, then its products, as loops over the
 // tile; each result takes the same multiply-adds in the same order as its
-// thread's. channel_mix has no barrier: its threads run as a plain loop.
+// thread's. channel_mix has one too (channel_mix_phased): the block's modes
+// a SIMD width at a time, a lane each (host_lanes.h), each with its thread's
+// multiply-adds.
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased form
@@ -243,12 +245,95 @@ struct ModeStore {
   }
 };
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// channel_mix_phased's values of V, a lane per mode: lanes of float and
+/// double, complex values of lanes (the dialect's channel_mix takes those).
+template <typename V>
+struct ModeLanes;
+template <typename T>
+struct RealModeLanes {
+  using type = ::spectral_host::wide_lanes<T>;
+  static constexpr int size = type::size;
+  static __forceinline__ void set(type& into, int l, T value) { into[l] = value; }
+  static __forceinline__ T get(const type& from, int l) { return from[l]; }
+};
+template <typename T>
+struct ComplexModeLanes {
+  using type = cplx<::spectral_host::wide_lanes<T>>;
+  static constexpr int size = ::spectral_host::wide_lanes<T>::size;
+  static __forceinline__ void set(type& into, int l, cplx<T> value) {
+    into.re[l] = value.re;
+    into.im[l] = value.im;
+  }
+  static __forceinline__ cplx<T> get(const type& from, int l) {
+    return spectral_fft::make_cplx<T>(from.re[l], from.im[l]);
+  }
+};
+template <> struct ModeLanes<float> : RealModeLanes<float> {};
+template <> struct ModeLanes<double> : RealModeLanes<double> {};
+template <> struct ModeLanes<cplx<float>> : ComplexModeLanes<float> {};
+template <> struct ModeLanes<cplx<double>> : ComplexModeLanes<double> {};
+
+/// mac of lanes: each lane's acc + a * b (cplx<lanes> takes mac's complex form).
+template <typename T, int N>
+__forceinline__ ::spectral_host::lanes<T, N> mac(::spectral_host::lanes<T, N> acc,
+                                                 ::spectral_host::lanes<T, N> a,
+                                                 ::spectral_host::lanes<T, N> b) {
+  return acc + a * b;
+}
+
+/// channel_mix's phased form: the block's threads' modes, a SIMD width at a
+/// time (lanes past the modes repeat the last one and store nothing), each
+/// lane's results with its thread's multiply-adds in its order.
+template <int THREADS, int TB, int TO, typename V, typename LoadX, typename LoadW, typename Store>
+__forceinline__ void channel_mix_phased(int batch, int in_channels, int out_channels,
+                                        long long modes, LoadX load_x, LoadW load_w, Store store) {
+  using Lanes = ModeLanes<V>;
+  using W = typename Lanes::type;
+  constexpr int VL = Lanes::size;
+  static_assert(THREADS % VL == 0, "a block's modes in whole groups of lanes");
+  for (int b0 = blockIdx.z * TB; b0 < batch; b0 += gridDim.z * TB)
+    for (int o0 = blockIdx.y * TO; o0 < out_channels; o0 += gridDim.y * TO)
+      for (long long base = (long long)blockIdx.x * THREADS; base < modes;
+           base += (long long)gridDim.x * THREADS)
+        for (long long s0 = base; s0 < base + THREADS && s0 < modes; s0 += VL) {
+          long long s[VL];
+          for (int l = 0; l < VL; ++l) s[l] = s0 + l < modes ? s0 + l : modes - 1;
+          const int valid = modes - s0 < VL ? int(modes - s0) : VL;
+          W acc[TB][TO] = {};
+          for (int c = 0; c < in_channels; ++c) {
+            W x[TB], w[TO];
+            for (int i = 0; i < TB; ++i)
+              for (int l = 0; l < VL; ++l)
+                Lanes::set(x[i], l, b0 + i < batch ? load_x(b0 + i, c, s[l]) : V{});
+            for (int j = 0; j < TO; ++j)
+              for (int l = 0; l < VL; ++l)
+                Lanes::set(w[j], l, o0 + j < out_channels ? load_w(c, o0 + j, s[l]) : V{});
+            for (int i = 0; i < TB; ++i)
+              for (int j = 0; j < TO; ++j) acc[i][j] = mac(acc[i][j], x[i], w[j]);
+          }
+          for (int i = 0; i < TB; ++i)
+            for (int j = 0; j < TO; ++j)
+              if (b0 + i < batch && o0 + j < out_channels)
+                for (int l = 0; l < valid; ++l)
+                  store(b0 + i, o0 + j, s[l], Lanes::get(acc[i][j], l));
+        }
+}
+#endif
+
 /// out[b, o, s] = sum_i x(b, i, s) * w(i, o, s), i ascending. blockDim =
 /// (THREADS, 1, 1); grid (modes / THREADS, out / TO, batch / TB), each rounded
 /// up or smaller (all three are strided).
 template <int THREADS, int TB, int TO, typename V, typename LoadX, typename LoadW, typename Store>
 __device__ void channel_mix(int batch, int in_channels, int out_channels, long long modes,
                             LoadX load_x, LoadW load_w, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    channel_mix_phased<THREADS, TB, TO, V>(batch, in_channels, out_channels, modes, load_x,
+                                           load_w, store);
+    return;
+  }
+#endif
   for (int b0 = blockIdx.z * TB; b0 < batch; b0 += gridDim.z * TB)
     for (int o0 = blockIdx.y * TO; o0 < out_channels; o0 += gridDim.y * TO)
       for (long long s = (long long)blockIdx.x * THREADS + threadIdx.x; s < modes;

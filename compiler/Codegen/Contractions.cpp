@@ -239,7 +239,7 @@ void lowerChannelMix(CodegenContext &context, sp::ChannelMixOp op, const Ends &e
                  {uint32_t(std::min<int64_t>(ceilDiv(modes, threads), 65535)),
                   uint32_t(std::min<int64_t>(ceilDiv(outChannels, to), 65535)),
                   uint32_t(std::min<int64_t>(ceilDiv(batch, tb), 65535))},
-                 {uint32_t(threads), 1, 1}, /*phased=*/false);  // no barrier: a plain loop
+                 {uint32_t(threads), 1, 1}, /*phased=*/true);
 }
 
 /// The dims the templates take as int.

@@ -217,6 +217,18 @@ TEST(FusedContractions, PhasedAndFiberRunsGiveTheSameBits) {
                              bothEnds(kSmallF32), denseLayer(kBroadcastC64, "tanh")});
 }
 
+TEST(FusedContractions, ChannelMixPhasedMatchesFibers) {
+  // channel_mix's phased form (a block's modes a SIMD width at a time, a lane
+  // each): modes not a multiple of the lanes (30, 7), several blocks of modes
+  // (300), batch and out channels past the 4 x 4 tile, every value type
+  // and fused ends (the dialect's channel_mix takes floats and complex values).
+  expectPhasedMatchesFibers({mixGraph({"f32", {4, 8, 6, 5}, {8, 3, 6, 5}, {4, 3, 6, 5}}),
+                             mixGraph({"f64", {6, 3, 7}, {3, 5, 7}, {6, 5, 7}}),
+                             mixGraph({"complex<f32>", {5, 8, 300}, {8, 6, 300}, {5, 6, 300}}),
+                             mixGraph({"complex<f64>", {2, 3, 70}, {3, 2, 70}, {2, 2, 70}}),
+                             fusedMix(kMixC64)});
+}
+
 TEST(FusedContractions, ChannelMixes) {
   EXPECT_EQ(expectMatchesReference(fusedMix(kMixF32)), 1);
   EXPECT_EQ(expectMatchesReference(fusedMix({"f64", {2, 3, 7}, {3, 5, 7}, {2, 5, 7}})), 1);
