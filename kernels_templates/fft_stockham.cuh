@@ -330,7 +330,9 @@ struct LinesOf {
   }
 };
 
-/// Whether F has address(batch, i): where its element i of line `batch` is.
+/// Whether F says where its elements are: address(batch, i), a batch's part
+/// plus an element's (so batches whose element 0 are neighbours are so at
+/// every element); a Load reads its value from there unchanged.
 template <typename F, typename = void>
 struct has_address {
   static constexpr bool value = false;
@@ -340,33 +342,54 @@ struct has_address<F, decltype((void)std::declval<const F&>().address(0, 0))> {
   static constexpr bool value = true;
 };
 
+/// Whether the V batches from b have their entries side by side in memory.
+template <int V, typename T, typename F>
+__forceinline__ bool side_by_side(const F& f, int b) {
+  const char* first = static_cast<const char*>(f.address(b, 0));
+  for (int l = 1; l < V; ++l)
+    if (static_cast<const char*>(f.address(b + l, 0)) != first + l * sizeof(cplx<T>)) return false;
+  return true;
+}
+
 /// The batches [first, first + count) of fft_batched, V at a time through
 /// fft_lines (lane l takes batch b + l; lanes past the end repeat the last
 /// batch and store nothing). Neighbouring batches' elements are read and
 /// written together: where they are neighbours in memory (a strided axis,
-/// the four-step passes) they share cache lines. A load that says where its
-/// elements are (has_address) has the first lane's element PREFETCH entries
-/// ahead prefetched: a strided line's cache lines are in no hardware
-/// prefetcher's stride.
+/// the four-step passes) they share cache lines, and a load that says where
+/// they are (has_address) reads V side by side as two vectors, and has the
+/// first lane's element PREFETCH entries ahead prefetched: a strided line's
+/// cache lines are in no hardware prefetcher's stride. (Stores of lanes side
+/// by side as vectors measured no faster: their cost is the cache lines'.)
 template <int N, bool FORWARD, typename T, typename Load, typename Store>
 __forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* __restrict__ twiddles,
                                           Load load, Store store) {
   using L = ::spectral_host::wide_lanes<T>;
-  constexpr int V = L::size;
+  constexpr int V = L::size, PREFETCH = 16;
   auto& [lines, other] = LinesOf<N, T>::here();
-  constexpr int PREFETCH = 16;
   const int end = first + count;
   for (int b = first; b < end; b += V) {
     int batch[V];
     for (int l = 0; l < V; ++l) batch[l] = b + l < end ? b + l : end - 1;
-    for (int i = 0; i < N; ++i) {
+    const bool full = b + V <= end;
+    bool pairs = false;
+    if constexpr (has_address<Load>::value) pairs = full && side_by_side<V, T>(load, b);
+    if (pairs) {
       if constexpr (has_address<Load>::value)
-        if (i + PREFETCH < N) __builtin_prefetch(load.address(batch[0], i + PREFETCH));
+        for (int i = 0; i < N; ++i) {
+          if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
+          const cplx<T>* at = static_cast<const cplx<T>*>(load.address(b, i));
+          ::spectral_host::load_pairs(&at->re, lines[i].re, lines[i].im);
+        }
+    } else {
+      for (int i = 0; i < N; ++i) {
+        if constexpr (has_address<Load>::value)
+          if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
 #pragma GCC unroll 8
-      for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
+        for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
+      }
     }
     const cplx<L>* y = fft_lines<N, FORWARD>(lines, other, twiddles);
-    if (b + V <= end) {
+    if (full) {
       for (int k = 0; k < N; ++k)
 #pragma GCC unroll 8
         for (int l = 0; l < V; ++l) store(batch[l], k, lane_of(y[k], l));
