@@ -8,8 +8,9 @@
 // direction) and `filter` (M entries: the FFT_M of conj(c) laid out
 // circularly, divided by M so the inverse needs no scaling).
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: fft_bluestein_batched has a phased form that takes runs of blocks
+// (host_emulation.h, "Phased kernels"): its lines V at a time, a lane each
+// (fft_lines), or one at a time (fft_phased), with the threads' products.
 #pragma once
 
 #include "fft_stockham.cuh"
@@ -26,6 +27,36 @@ __device__ void fft_bluestein_batched(cplx<T>* shared, const cplx<T>* __restrict
                                       const cplx<T>* __restrict__ filter, int batches, Load load,
                                       Store store) {
   static_assert(M >= 2 * N - 1, "M must be at least 2N - 1");
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
+    const auto padded = [&](int batch, int i) {
+      return i < N ? load(batch, i) * chirp[i] : make_cplx<T>(T(0), T(0));
+    };
+    if (count >= ::spectral_host::wide_lanes<T>::size) {
+      using L = ::spectral_host::wide_lanes<T>;
+      batches_as_lines<M, T>(first, count, padded, [&](const int*, auto* lines, auto* other) {
+        auto* X = fft_lines<M, true>(lines, other, twiddles_m);
+        for (int k = 0; k < M; ++k) X[k] = X[k] * broadcast<L>(filter[k]);
+        return fft_lines<M, false>(X, X == lines ? other : lines, twiddles_m);
+      }, [&](int batch, int i, cplx<T> value) {
+        if (i < N) store(batch, i, value * chirp[i]);
+      });
+      return;
+    }
+    PhasedFft<M, T>& state = phased_state<M>(twiddles_m);
+    for (int batch = first; batch < first + count; ++batch) {
+      cplx<T>* a = shared;  // a row's worth: the block's shared memory holds blockDim.y rows
+      for (int i = 0; i < M; ++i) a[i] = padded(batch, i);
+      cplx<T>* X = fft_phased<M, true>(a, state.scratch, state, twiddles_m);
+      for (int k = 0; k < M; ++k) X[k] = X[k] * filter[k];
+      const cplx<T>* y = fft_phased<M, false>(X, X == a ? state.scratch : a, state, twiddles_m);
+      for (int i = 0; i < N; ++i) store(batch, i, y[i] * chirp[i]);
+    }
+    return;
+  }
+#endif
   int t = threadIdx.x;
   int batch = blockIdx.x * blockDim.y + threadIdx.y;
   bool active = batch < batches;

@@ -351,18 +351,22 @@ __forceinline__ bool side_by_side(const F& f, int b) {
   return true;
 }
 
-/// The batches [first, first + count) of fft_batched, V at a time through
-/// fft_lines (lane l takes batch b + l; lanes past the end repeat the last
-/// batch and store nothing). Neighbouring batches' elements are read and
-/// written together: where they are neighbours in memory (a strided axis,
-/// the four-step passes) they share cache lines, and a load that says where
-/// they are (has_address) reads V side by side as two vectors, and has the
-/// first lane's element PREFETCH entries ahead prefetched: a strided line's
-/// cache lines are in no hardware prefetcher's stride. (Stores of lanes side
-/// by side as vectors measured no faster: their cost is the cache lines'.)
-template <int N, bool FORWARD, typename T, typename Load, typename Store>
-__forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* __restrict__ twiddles,
-                                          Load load, Store store) {
+/// The batches [first, first + count) of a phased batched transform of N
+/// entries a line, V at a time (V = L::size), a lane each: lane l takes batch
+/// b + l (lanes past the end repeat the last batch and store nothing). Each
+/// group's lines are loaded, `transform(batch, lines, other)` (fft_lines
+/// steps reading one buffer and writing the other; `batch` the lanes'
+/// batches) returns the buffer holding the result, which is stored.
+/// Neighbouring batches' elements are read and written together: where they
+/// are neighbours in memory (a strided axis, the four-step passes) they share
+/// cache lines, and a load that says where they are (has_address) reads V
+/// side by side as two vectors, and has the first lane's element PREFETCH
+/// entries ahead prefetched: a strided line's cache lines are in no hardware
+/// prefetcher's stride. (Stores of lanes side by side as vectors measured no
+/// faster: their cost is the cache lines'.)
+template <int N, typename T, typename Load, typename Transform, typename Store>
+__forceinline__ void batches_as_lines(int first, int count, Load load, Transform transform,
+                                      Store store) {
   using L = ::spectral_host::wide_lanes<T>;
   constexpr int V = L::size, PREFETCH = 16;
   auto& [lines, other] = LinesOf<N, T>::here();
@@ -388,7 +392,7 @@ __forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* _
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
       }
     }
-    const cplx<L>* y = fft_lines<N, FORWARD>(lines, other, twiddles);
+    const cplx<L>* y = transform(batch, lines, other);
     if (full) {
       for (int k = 0; k < N; ++k)
 #pragma GCC unroll 8
@@ -398,6 +402,15 @@ __forceinline__ void fft_batches_as_lines(int first, int count, const cplx<T>* _
         for (int l = 0; l < end - b; ++l) store(batch[l], k, lane_of(y[k], l));
     }
   }
+}
+
+/// The batches of this phased call's run of blocks (SPECTRAL_HOST_PHASED_RUNS),
+/// blockDim.y rows each: `first` and how many (the batches past `batches`
+/// left out).
+__forceinline__ int run_batches(int blocks, int batches, int* first) {
+  *first = int(blockIdx.x * blockDim.y);
+  const int rows = blocks * int(blockDim.y);
+  return batches - *first < rows ? batches - *first : rows;
 }
 
 /// The phased form's walk over a block's rows: `line(batch, x, state)` for
@@ -438,12 +451,12 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
                             Load load, Store store) {
 #if defined(SPECTRAL_HOST_EMULATION)
   if (const int blocks = ::spectral_host::take_block_run()) {
-    // The rows of the run's blocks are consecutive batches.
-    const int first = int(blockIdx.x * blockDim.y);
-    const int rows = blocks * int(blockDim.y);
-    const int count = batches - first < rows ? batches - first : rows;
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
     if (count >= ::spectral_host::wide_lanes<T>::size) {
-      fft_batches_as_lines<N, FORWARD>(first, count, twiddles, load, store);
+      batches_as_lines<N, T>(first, count, load, [&](const int*, auto* lines, auto* other) {
+        return fft_lines<N, FORWARD>(lines, other, twiddles);
+      }, store);
       return;
     }
     PhasedFft<N, T>& state = phased_state<N>(twiddles);
@@ -476,14 +489,28 @@ template <int N, int THREADS, typename T, typename Load, typename Filter, typena
 __device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
                                       int batches, Load load, Filter filter, Store store) {
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    each_row_phased<N>(shared, twiddles, batches, [&](int batch, cplx<T>* x, auto& state) {
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
+    if (count >= ::spectral_host::wide_lanes<T>::size) {
+      batches_as_lines<N, T>(first, count, load, [&](const int* batch, auto* lines, auto* other) {
+        auto* X = fft_lines<N, true>(lines, other, twiddles);
+        for (int k = 0; k < N; ++k)
+          for (int l = 0; l < ::spectral_host::wide_lanes<T>::size; ++l)
+            set_lane(X[k], l, filter(batch[l], k, lane_of(X[k], l)));
+        return fft_lines<N, false>(X, X == lines ? other : lines, twiddles);
+      }, store);
+      return;
+    }
+    PhasedFft<N, T>& state = phased_state<N>(twiddles);
+    for (int batch = first; batch < first + count; ++batch) {
+      cplx<T>* x = shared;  // a row's worth; the block's shared memory holds blockDim.y rows
       for (int i = 0; i < N; ++i) x[i] = load(batch, i);
       cplx<T>* X = fft_phased<N, true>(x, state.scratch, state, twiddles);
       for (int k = 0; k < N; ++k) X[k] = filter(batch, k, X[k]);
       const cplx<T>* y = fft_phased<N, false>(X, X == x ? state.scratch : x, state, twiddles);
       for (int i = 0; i < N; ++i) store(batch, i, y[i]);
-    });
+    }
     return;
   }
 #endif

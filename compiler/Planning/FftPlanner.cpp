@@ -243,6 +243,7 @@ void Writer::bluestein(int64_t n, bool forward, const Ends &ends) {
       units::table(real_, "filter", table("fft_filter_" + str(n) + direction, tables.filter)));
   unit.params.push_back(batches(lines_));
   unit.params.push_back(inner());
+  unit.phased = unit.phasedRuns = true;
   unit.body = "  fft_bluestein_batched<" + str(n) + ", " + str(m) + ", " + str(threads) +
               ">(shared, twiddles, chirp, filter, batches,\n      " + ends.load.expr + ",\n      " +
               ends.store.expr + ");\n";
@@ -359,6 +360,7 @@ void Writer::roundTrip(const Functor &filter) {
   unit.add(store);
   unit.maxThreads = kMaxRoundTripThreads;  // launchRows' widest block at these lengths
   unit.phased = true;
+  unit.phasedRuns = !real;  // fft_roundtrip_batched takes runs of blocks
   unit.params.push_back(units::table(real_, "twiddles", twiddles(length)));
   if (real)
     unit.params.push_back(units::table(

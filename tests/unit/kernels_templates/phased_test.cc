@@ -113,6 +113,9 @@ TEST(PhasedSchedule, ComplexLinesMatchFibers) {
   // last run's lines not filling the lanes: 69 blocks of 2 rows, 69 of 1.
   expect_same_both_ways(c2c_program({137, 1024}, {1}, true, false));
   expect_same_both_ways(c2c_program({69, 2048}, {1}, false, true));
+  // Bluestein (97 is prime; its convolution has length 256) likewise.
+  expect_same_both_ways(c2c_program({69, 97}, {1}, true, false));
+  expect_same_both_ways(c2c_program({69, 97}, {1}, false, true));
 }
 
 // Two axes, and a length split in four-step passes of in-block transforms.

@@ -54,9 +54,12 @@ TEST(RoundTrips, ComplexFiltersRunAsOneKernel) {
 
 TEST(RoundTrips, PhasedAndFiberRunsGiveTheSameBits) {
   // The round trips' phased forms (host_emulation.h, "Phased kernels")
-  // against every CUDA thread as a fiber, on the same inputs.
+  // against every CUDA thread as a fiber, on the same inputs: a line at a
+  // time (6 lines), and a SIMD width of lines at once, a lane each (40; the
+  // 15 of a strided axis, the last group not full).
   expectPhasedMatchesFibers(
       {complexFilter("6x64", "64", 1, "ortho", "f32"),
+       complexFilter("40x64", "64", 1, "backward", "f64"),
        complexFilter("60x3x5", "60x1x1", 0, "forward", "f32"),
        complexFilter("3x7x5", "7x5", 1, "ortho", "f64"), realFilter(5, 6, "ortho", "f32"),
        realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64")});
