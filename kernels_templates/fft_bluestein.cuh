@@ -40,20 +40,19 @@ __device__ void fft_bluestein_batched(cplx<T>* shared, const cplx<T>* __restrict
         auto* X = fft_lines<M, true>(lines, other, twiddles_m);
         for (int k = 0; k < M; ++k) X[k] = X[k] * broadcast<L>(filter[k]);
         return fft_lines<M, false>(X, X == lines ? other : lines, twiddles_m);
-      }, [&](int batch, int i, cplx<T> value) {
-        if (i < N) store(batch, i, value * chirp[i]);
+      }, [&](const int* batch, int valid, const auto* y) {
+        store_lanes<N>([&](int b, int i, cplx<T> value) { store(b, i, value * chirp[i]); }, batch,
+                       valid, y);
       });
       return;
     }
-    PhasedFft<M, T>& state = phased_state<M>(twiddles_m);
-    for (int batch = first; batch < first + count; ++batch) {
-      cplx<T>* a = shared;  // a row's worth: the block's shared memory holds blockDim.y rows
+    each_batch_phased<M>(shared, twiddles_m, first, count, [&](int batch, cplx<T>* a, auto& state) {
       for (int i = 0; i < M; ++i) a[i] = padded(batch, i);
       cplx<T>* X = fft_phased<M, true>(a, state.scratch, state, twiddles_m);
       for (int k = 0; k < M; ++k) X[k] = X[k] * filter[k];
       const cplx<T>* y = fft_phased<M, false>(X, X == a ? state.scratch : a, state, twiddles_m);
       for (int i = 0; i < N; ++i) store(batch, i, y[i] * chirp[i]);
-    }
+    });
     return;
   }
 #endif

@@ -12,7 +12,9 @@
 // k in [0, H]. Odd lengths go through a complex FFT of length N instead.
 //
 // Host: fft_r2c_batched, fft_c2r_batched and fft_real_roundtrip_batched have a
-// phased form (host_emulation.h, "Phased kernels") around fft_phased.
+// phased form that takes runs of blocks (host_emulation.h, "Phased kernels"):
+// a SIMD width of lines at once, a lane each (fft_lines, the packing in
+// lanes), or a line at a time around fft_phased.
 #pragma once
 
 #include "fft_io.cuh"
@@ -50,6 +52,20 @@ __device__ __forceinline__ cplx<T> packed_bin(const Load& load, int batch, int k
   return pack_bins(a, b, w);
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The C2R forms' end for lanes: lane l of x_n is the real pair 2n, 2n + 1
+/// of batch[l], for the first `valid` lanes.
+template <int H, typename Store, typename L>
+__forceinline__ void store_pairs_lanes(const Store& store, const int* batch, int valid,
+                                       const cplx<L>* x) {
+  for (int n = 0; n < H; ++n)
+    for (int l = 0; l < valid; ++l) {
+      store(batch[l], 2 * n, x[n].re[l]);
+      store(batch[l], 2 * n + 1, x[n].im[l]);
+    }
+}
+#endif
+
 /// Batched R2C of even length N: load(batch, n) gives real x_n,
 /// store(batch, k, X_k) takes bins k in [0, N/2]. `shared` holds
 /// blockDim.y * N/2 entries; blockDim.x must be THREADS (for length N/2).
@@ -60,9 +76,26 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   static_assert(N % 2 == 0, "fft_r2c_batched needs an even length");
   constexpr int H = N / 2;
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
-      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
+    const auto pairs = [&](int batch, int n) {
+      return make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+    };
+    using L = ::spectral_host::wide_lanes<T>;
+    if (count >= L::size) {
+      batches_as_lines<H, T>(first, count, pairs, [&](const int*, auto* lines, auto* other) {
+        return fft_lines<H, true>(lines, other, half_twiddles);
+      }, [&](const int* batch, int valid, const cplx<L>* Z) {
+        for (int k = 0; k <= H; ++k) {
+          const cplx<L> bin = unpack_bin(Z[k % H], Z[(H - k) % H], broadcast<L>(twiddles_n[k]));
+          for (int l = 0; l < valid; ++l) store(batch[l], k, lane_of(bin, l));
+        }
+      });
+      return;
+    }
+    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+      for (int n = 0; n < H; ++n) z[n] = pairs(batch, n);
       const cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
       for (int k = 0; k <= H; ++k)
         store(batch, k, unpack_bin(Z[k % H], Z[(H - k) % H], twiddles_n[k]));
@@ -92,9 +125,21 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   static_assert(N % 2 == 0, "fft_c2r_batched needs an even length");
   constexpr int H = N / 2;
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
-      for (int k = 0; k < H; ++k) z[k] = packed_bin(load, batch, k, H, twiddles_n[k]);
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
+    const auto packed = [&](int batch, int k) {
+      return packed_bin(load, batch, k, H, twiddles_n[k]);
+    };
+    using L = ::spectral_host::wide_lanes<T>;
+    if (count >= L::size) {
+      batches_as_lines<H, T>(first, count, packed, [&](const int*, auto* lines, auto* other) {
+        return fft_lines<H, false>(lines, other, half_twiddles);
+      }, [&](const int* batch, int valid, const cplx<L>* x) { store_pairs_lanes<H>(store, batch, valid, x); });
+      return;
+    }
+    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+      for (int k = 0; k < H; ++k) z[k] = packed(batch, k);
       const cplx<T>* x = fft_phased<H, false>(z, state.scratch, state, half_twiddles);
       for (int n = 0; n < H; ++n) {
         store(batch, 2 * n, x[n].re);
@@ -119,15 +164,14 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
     }
 }
 
-/// fft_real_roundtrip_batched's middle for the pair of bins k and h - k
-/// (k in [0, h/2]): unpacked from z, filtered, packed back into z[k] and
-/// z[h - k]; it reads and writes only those two entries.
+/// filter_pair on z_k and z_(h-k mod h) themselves (the same entry when k is
+/// 0 or h/2): reads both, then writes z_k, and z_(h-k) when it is another.
 template <typename T, typename Filter>
-__device__ __forceinline__ void filter_pair(cplx<T>* z, int batch, int k, int h,
-                                            const cplx<T>* __restrict__ twiddles_n,
-                                            const Filter& filter) {
+__device__ __forceinline__ void filter_pair_of(cplx<T>& z_k, cplx<T>& z_m, int batch, int k, int h,
+                                               const cplx<T>* __restrict__ twiddles_n,
+                                               const Filter& filter) {
   const int m = h - k;  // the partner bin; h (Nyquist) when k == 0
-  const cplx<T> zk = z[k], zm = z[m % h];
+  const cplx<T> zk = z_k, zm = z_m;
   const cplx<T> xk = unpack_bin(zk, zm, twiddles_n[k]);
   const cplx<T> xm = unpack_bin(zm, zk, twiddles_n[m]);
   cplx<T> yk = filter(batch, k, xk);
@@ -136,8 +180,18 @@ __device__ __forceinline__ void filter_pair(cplx<T>* z, int batch, int k, int h,
     yk.im = T(0);
     ym.im = T(0);
   }
-  z[k] = pack_bins(yk, ym, twiddles_n[k]);
-  if (k != 0 && m != k) z[m] = pack_bins(ym, yk, twiddles_n[m]);
+  z_k = pack_bins(yk, ym, twiddles_n[k]);
+  if (k != 0 && m != k) z_m = pack_bins(ym, yk, twiddles_n[m]);
+}
+
+/// fft_real_roundtrip_batched's middle for the pair of bins k and h - k
+/// (k in [0, h/2]): unpacked from z, filtered, packed back into z[k] and
+/// z[h - k]; it reads and writes only those two entries.
+template <typename T, typename Filter>
+__device__ __forceinline__ void filter_pair(cplx<T>* z, int batch, int k, int h,
+                                            const cplx<T>* __restrict__ twiddles_n,
+                                            const Filter& filter) {
+  filter_pair_of(z[k], z[(h - k) % h], batch, k, h, twiddles_n, filter);
 }
 
 /// A real spectral filter in one block: R2C, `filter(batch, k, X_k)` over
@@ -154,9 +208,31 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
   static_assert(N % 2 == 0, "fft_real_roundtrip_batched needs an even length");
   constexpr int H = N / 2;
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    each_row_phased<H>(shared, half_twiddles, batches, [&](int batch, cplx<T>* z, auto& state) {
-      for (int n = 0; n < H; ++n) z[n] = make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+  if (const int blocks = ::spectral_host::take_block_run()) {
+    int first = 0;
+    const int count = run_batches(blocks, batches, &first);
+    const auto pairs = [&](int batch, int n) {
+      return make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
+    };
+    using L = ::spectral_host::wide_lanes<T>;
+    // Lanes are the faster at H = 128 and 512 (10-25%), a line at a time at
+    // H = 2048 (8%; examples/spectral_filter.mlir), on a 2-core x86-64.
+    if (H <= 1024 && count >= L::size) {
+      batches_as_lines<H, T>(first, count, pairs, [&](const int* batch, auto* lines, auto* other) {
+        auto* Z = fft_lines<H, true>(lines, other, half_twiddles);
+        for (int k = 0; k <= H / 2; ++k)
+          for (int l = 0; l < L::size; ++l) {
+            cplx<T> z_k = lane_of(Z[k], l), z_m = lane_of(Z[(H - k) % H], l);
+            filter_pair_of(z_k, z_m, batch[l], k, H, twiddles_n, filter);
+            set_lane(Z[k], l, z_k);
+            if (k != 0 && H - k != k) set_lane(Z[H - k], l, z_m);
+          }
+        return fft_lines<H, false>(Z, Z == lines ? other : lines, half_twiddles);
+      }, [&](const int* batch, int valid, const cplx<L>* x) { store_pairs_lanes<H>(store, batch, valid, x); });
+      return;
+    }
+    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+      for (int n = 0; n < H; ++n) z[n] = pairs(batch, n);
       cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
       for (int k = 0; k <= H / 2; ++k) filter_pair(Z, batch, k, H, twiddles_n, filter);
       const cplx<T>* x = fft_phased<H, false>(Z, Z == z ? state.scratch : z, state, half_twiddles);

@@ -351,12 +351,27 @@ __forceinline__ bool side_by_side(const F& f, int b) {
   return true;
 }
 
+/// Lane l of y[k] into store(batch[l], k, .) for k < N, the first `valid`
+/// lanes (batches_as_lines' usual end).
+template <int N, typename Store, typename L>
+__forceinline__ void store_lanes(const Store& store, const int* batch, int valid, const cplx<L>* y) {
+  if (valid == L::size) {
+    for (int k = 0; k < N; ++k)
+#pragma GCC unroll 8
+      for (int l = 0; l < L::size; ++l) store(batch[l], k, lane_of(y[k], l));
+  } else {
+    for (int k = 0; k < N; ++k)
+      for (int l = 0; l < valid; ++l) store(batch[l], k, lane_of(y[k], l));
+  }
+}
+
 /// The batches [first, first + count) of a phased batched transform of N
 /// entries a line, V at a time (V = L::size), a lane each: lane l takes batch
-/// b + l (lanes past the end repeat the last batch and store nothing). Each
-/// group's lines are loaded, `transform(batch, lines, other)` (fft_lines
-/// steps reading one buffer and writing the other; `batch` the lanes'
-/// batches) returns the buffer holding the result, which is stored.
+/// b + l (lanes past the end repeat the last batch). Each group's lines are
+/// loaded, `transform(batch, lines, other)` (fft_lines steps reading one
+/// buffer and writing the other; `batch` the lanes' batches) returns the
+/// buffer holding the result, and `finish(batch, valid, result)` writes what
+/// the first `valid` lanes give (store_lanes, for a Store).
 /// Neighbouring batches' elements are read and written together: where they
 /// are neighbours in memory (a strided axis, the four-step passes) they share
 /// cache lines, and a load that says where they are (has_address) reads V
@@ -364,9 +379,9 @@ __forceinline__ bool side_by_side(const F& f, int b) {
 /// entries ahead prefetched: a strided line's cache lines are in no hardware
 /// prefetcher's stride. (Stores of lanes side by side as vectors measured no
 /// faster: their cost is the cache lines'.)
-template <int N, typename T, typename Load, typename Transform, typename Store>
+template <int N, typename T, typename Load, typename Transform, typename Finish>
 __forceinline__ void batches_as_lines(int first, int count, Load load, Transform transform,
-                                      Store store) {
+                                      Finish finish) {
   using L = ::spectral_host::wide_lanes<T>;
   constexpr int V = L::size, PREFETCH = 16;
   auto& [lines, other] = LinesOf<N, T>::here();
@@ -392,15 +407,8 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
       }
     }
-    const cplx<L>* y = transform(batch, lines, other);
-    if (full) {
-      for (int k = 0; k < N; ++k)
-#pragma GCC unroll 8
-        for (int l = 0; l < V; ++l) store(batch[l], k, lane_of(y[k], l));
-    } else {
-      for (int k = 0; k < N; ++k)
-        for (int l = 0; l < end - b; ++l) store(batch[l], k, lane_of(y[k], l));
-    }
+    finish(static_cast<const int*>(batch), full ? V : end - b,
+           static_cast<const cplx<L>*>(transform(static_cast<const int*>(batch), lines, other)));
   }
 }
 
@@ -413,19 +421,16 @@ __forceinline__ int run_batches(int blocks, int batches, int* first) {
   return batches - *first < rows ? batches - *first : rows;
 }
 
-/// The phased form's walk over a block's rows: `line(batch, x, state)` for
-/// each row's batch entry below `batches`, x being the row's N entries of
-/// `shared` and `state` (one per OS thread) having staged `twiddles`; the
-/// line runs fft_phased<N>(x, state.scratch, state, twiddles).
+/// The phased forms' walk over batches one at a time: `line(batch, x,
+/// state)` for each batch of [first, first + count), x being N entries of
+/// `shared` (a block's shared memory holds a row's worth at least) and
+/// `state` (one per OS thread) having staged `twiddles`; the line runs
+/// fft_phased<N>(x, state.scratch, state, twiddles).
 template <int N, typename T, typename Line>
-__forceinline__ void each_row_phased(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
-                                     int batches, Line line) {
+__forceinline__ void each_batch_phased(cplx<T>* shared, const cplx<T>* __restrict__ twiddles,
+                                       int first, int count, Line line) {
   PhasedFft<N, T>& state = phased_state<N>(twiddles);
-  for (int row = 0; row < int(blockDim.y); ++row) {
-    const int batch = int(blockIdx.x * blockDim.y) + row;
-    if (batch >= batches) break;
-    line(batch, shared + row * N, state);
-  }
+  for (int batch = first; batch < first + count; ++batch) line(batch, shared, state);
 }
 #endif
 
@@ -456,16 +461,14 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
     if (count >= ::spectral_host::wide_lanes<T>::size) {
       batches_as_lines<N, T>(first, count, load, [&](const int*, auto* lines, auto* other) {
         return fft_lines<N, FORWARD>(lines, other, twiddles);
-      }, store);
+      }, [&](const int* batch, int valid, const auto* y) { store_lanes<N>(store, batch, valid, y); });
       return;
     }
-    PhasedFft<N, T>& state = phased_state<N>(twiddles);
-    for (int batch = first; batch < first + count; ++batch) {
-      cplx<T>* x = shared;  // a row's worth; the block's shared memory holds blockDim.y rows
+    each_batch_phased<N>(shared, twiddles, first, count, [&](int batch, cplx<T>* x, auto& state) {
       for (int i = 0; i < N; ++i) x[i] = load(batch, i);
       const cplx<T>* y = fft_phased<N, FORWARD>(x, state.scratch, state, twiddles);
       for (int i = 0; i < N; ++i) store(batch, i, y[i]);
-    }
+    });
     return;
   }
 #endif
@@ -499,18 +502,16 @@ __device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict
           for (int l = 0; l < ::spectral_host::wide_lanes<T>::size; ++l)
             set_lane(X[k], l, filter(batch[l], k, lane_of(X[k], l)));
         return fft_lines<N, false>(X, X == lines ? other : lines, twiddles);
-      }, store);
+      }, [&](const int* batch, int valid, const auto* y) { store_lanes<N>(store, batch, valid, y); });
       return;
     }
-    PhasedFft<N, T>& state = phased_state<N>(twiddles);
-    for (int batch = first; batch < first + count; ++batch) {
-      cplx<T>* x = shared;  // a row's worth; the block's shared memory holds blockDim.y rows
+    each_batch_phased<N>(shared, twiddles, first, count, [&](int batch, cplx<T>* x, auto& state) {
       for (int i = 0; i < N; ++i) x[i] = load(batch, i);
       cplx<T>* X = fft_phased<N, true>(x, state.scratch, state, twiddles);
       for (int k = 0; k < N; ++k) X[k] = filter(batch, k, X[k]);
       const cplx<T>* y = fft_phased<N, false>(X, X == x ? state.scratch : x, state, twiddles);
       for (int i = 0; i < N; ++i) store(batch, i, y[i]);
-    }
+    });
     return;
   }
 #endif

@@ -341,7 +341,7 @@ void Writer::packedInBlock(bool r2c) {
       units::table(real_, "twiddles_n", table("fft_twiddles_n_" + str(n), fftTwiddles(n, h + 1))));
   unit.params.push_back(batches(lines_));
   unit.params.push_back(inner());
-  unit.phased = true;
+  unit.phased = unit.phasedRuns = true;
   unit.body = std::string("  ") + (r2c ? "fft_r2c_batched<" : "fft_c2r_batched<") + str(n) + ", " +
               str(threads) + ">(shared, twiddles, twiddles_n, batches,\n      " + load.expr +
               ",\n      " + store.expr + ");\n";
@@ -359,8 +359,7 @@ void Writer::roundTrip(const Functor &filter) {
   unit.add(filter);
   unit.add(store);
   unit.maxThreads = kMaxRoundTripThreads;  // launchRows' widest block at these lengths
-  unit.phased = true;
-  unit.phasedRuns = !real;  // fft_roundtrip_batched takes runs of blocks
+  unit.phased = unit.phasedRuns = true;
   unit.params.push_back(units::table(real_, "twiddles", twiddles(length)));
   if (real)
     unit.params.push_back(units::table(
