@@ -94,7 +94,8 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
       });
       return;
     }
-    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+    each_batch_phased<H>(shared, half_twiddles, first, count,
+                         [&](int batch, cplx<T>* z, auto& state) {
       for (int n = 0; n < H; ++n) z[n] = pairs(batch, n);
       const cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
       for (int k = 0; k <= H; ++k)
@@ -135,10 +136,13 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
     if (count >= L::size) {
       batches_as_lines<H, T>(first, count, packed, [&](const int*, auto* lines, auto* other) {
         return fft_lines<H, false>(lines, other, half_twiddles);
-      }, [&](const int* batch, int valid, const cplx<L>* x) { store_pairs_lanes<H>(store, batch, valid, x); });
+      }, [&](const int* batch, int valid, const cplx<L>* x) {
+        store_pairs_lanes<H>(store, batch, valid, x);
+      });
       return;
     }
-    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+    each_batch_phased<H>(shared, half_twiddles, first, count,
+                         [&](int batch, cplx<T>* z, auto& state) {
       for (int k = 0; k < H; ++k) z[k] = packed(batch, k);
       const cplx<T>* x = fft_phased<H, false>(z, state.scratch, state, half_twiddles);
       for (int n = 0; n < H; ++n) {
@@ -217,21 +221,27 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
     using L = ::spectral_host::wide_lanes<T>;
     // Lanes are the faster at H = 128 and 512 (10-25%), a line at a time at
     // H = 2048 (8%; examples/spectral_filter.mlir), on a 2-core x86-64.
-    if (H <= 1024 && count >= L::size) {
-      batches_as_lines<H, T>(first, count, pairs, [&](const int* batch, auto* lines, auto* other) {
-        auto* Z = fft_lines<H, true>(lines, other, half_twiddles);
-        for (int k = 0; k <= H / 2; ++k)
-          for (int l = 0; l < L::size; ++l) {
-            cplx<T> z_k = lane_of(Z[k], l), z_m = lane_of(Z[(H - k) % H], l);
-            filter_pair_of(z_k, z_m, batch[l], k, H, twiddles_n, filter);
-            set_lane(Z[k], l, z_k);
-            if (k != 0 && H - k != k) set_lane(Z[H - k], l, z_m);
-          }
-        return fft_lines<H, false>(Z, Z == lines ? other : lines, half_twiddles);
-      }, [&](const int* batch, int valid, const cplx<L>* x) { store_pairs_lanes<H>(store, batch, valid, x); });
-      return;
+    if constexpr (H <= 1024) {
+      if (count >= L::size) {
+        batches_as_lines<H, T>(first, count, pairs,
+                               [&](const int* batch, auto* lines, auto* other) {
+          auto* Z = fft_lines<H, true>(lines, other, half_twiddles);
+          for (int k = 0; k <= H / 2; ++k)
+            for (int l = 0; l < L::size; ++l) {
+              cplx<T> z_k = lane_of(Z[k], l), z_m = lane_of(Z[(H - k) % H], l);
+              filter_pair_of(z_k, z_m, batch[l], k, H, twiddles_n, filter);
+              set_lane(Z[k], l, z_k);
+              if (k != 0 && H - k != k) set_lane(Z[H - k], l, z_m);
+            }
+          return fft_lines<H, false>(Z, Z == lines ? other : lines, half_twiddles);
+        }, [&](const int* batch, int valid, const cplx<L>* x) {
+          store_pairs_lanes<H>(store, batch, valid, x);
+        });
+        return;
+      }
     }
-    each_batch_phased<H>(shared, half_twiddles, first, count, [&](int batch, cplx<T>* z, auto& state) {
+    each_batch_phased<H>(shared, half_twiddles, first, count,
+                         [&](int batch, cplx<T>* z, auto& state) {
       for (int n = 0; n < H; ++n) z[n] = pairs(batch, n);
       cplx<T>* Z = fft_phased<H, true>(z, state.scratch, state, half_twiddles);
       for (int k = 0; k <= H / 2; ++k) filter_pair(Z, batch, k, H, twiddles_n, filter);

@@ -15,10 +15,11 @@
 // Host: fft_batched and fft_roundtrip_batched have a phased form
 // (host_emulation.h, "Phased kernels"): fft_phased runs each stage as a loop
 // over its work items, a SIMD width of them at once (host_lanes.h).
-// fft_batched also takes runs of blocks (SPECTRAL_HOST_PHASED_RUNS): with at
-// least a SIMD width of lines in the run, it transforms that many at once, a
-// lane each (fft_lines), so that lines that are neighbours in memory (a
-// strided axis, the four-step passes) are read and written together.
+// Both take runs of blocks (SPECTRAL_HOST_PHASED_RUNS), as do fft_real.cuh's
+// and fft_bluestein.cuh's forms: with at least a SIMD width of lines in the
+// run they transform that many at once, a lane each (batches_as_lines,
+// fft_lines), so that lines that are neighbours in memory (a strided axis,
+// the four-step passes) are read and written together.
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
@@ -345,16 +346,18 @@ struct has_address<F, decltype((void)std::declval<const F&>().address(0, 0))> {
 /// Whether the V batches from b have their entries side by side in memory.
 template <int V, typename T, typename F>
 __forceinline__ bool side_by_side(const F& f, int b) {
-  const char* first = static_cast<const char*>(f.address(b, 0));
+  const uintptr_t first = reinterpret_cast<uintptr_t>(f.address(b, 0));
   for (int l = 1; l < V; ++l)
-    if (static_cast<const char*>(f.address(b + l, 0)) != first + l * sizeof(cplx<T>)) return false;
+    if (reinterpret_cast<uintptr_t>(f.address(b + l, 0)) != first + l * sizeof(cplx<T>))
+      return false;
   return true;
 }
 
 /// Lane l of y[k] into store(batch[l], k, .) for k < N, the first `valid`
 /// lanes (batches_as_lines' usual end).
 template <int N, typename Store, typename L>
-__forceinline__ void store_lanes(const Store& store, const int* batch, int valid, const cplx<L>* y) {
+__forceinline__ void store_lanes(const Store& store, const int* batch, int valid,
+                                 const cplx<L>* y) {
   if (valid == L::size) {
     for (int k = 0; k < N; ++k)
 #pragma GCC unroll 8
@@ -461,7 +464,9 @@ __device__ void fft_batched(cplx<T>* shared, const cplx<T>* __restrict__ twiddle
     if (count >= ::spectral_host::wide_lanes<T>::size) {
       batches_as_lines<N, T>(first, count, load, [&](const int*, auto* lines, auto* other) {
         return fft_lines<N, FORWARD>(lines, other, twiddles);
-      }, [&](const int* batch, int valid, const auto* y) { store_lanes<N>(store, batch, valid, y); });
+      }, [&](const int* batch, int valid, const auto* y) {
+        store_lanes<N>(store, batch, valid, y);
+      });
       return;
     }
     each_batch_phased<N>(shared, twiddles, first, count, [&](int batch, cplx<T>* x, auto& state) {
@@ -502,7 +507,9 @@ __device__ void fft_roundtrip_batched(cplx<T>* shared, const cplx<T>* __restrict
           for (int l = 0; l < ::spectral_host::wide_lanes<T>::size; ++l)
             set_lane(X[k], l, filter(batch[l], k, lane_of(X[k], l)));
         return fft_lines<N, false>(X, X == lines ? other : lines, twiddles);
-      }, [&](const int* batch, int valid, const auto* y) { store_lanes<N>(store, batch, valid, y); });
+      }, [&](const int* batch, int valid, const auto* y) {
+        store_lanes<N>(store, batch, valid, y);
+      });
       return;
     }
     each_batch_phased<N>(shared, twiddles, first, count, [&](int batch, cplx<T>* x, auto& state) {

@@ -7,7 +7,10 @@
 // the same operations, in the same order, as for cplx<T>, on V work items at
 // once, so its results are the same bits (phased units are built with no
 // contracted multiply-adds and no auto-vectorization: host_compiler.cc says
-// why); the compiler emits one SIMD instruction per operation for wide_lanes.
+// why), a NaN's payload and sign aside: of two NaN operands x86 returns the
+// first, and the compiler may order the operands of + and * one way here and
+// another in a thread's scalar code. The compiler emits one SIMD instruction
+// per operation for wide_lanes.
 #pragma once
 
 #if !defined(SPECTRAL_HOST_EMULATION)

@@ -37,19 +37,30 @@
 
 namespace spectral_sparse {
 
+/// A magnitude's key: its bits without the sign; every NaN the one largest
+/// key (a NaN's payload and sign depend on the operands' order, which a CPU's
+/// scalar and vector code need not share; a GPU gives one NaN anyway).
+__device__ __forceinline__ unsigned int magnitude_bits(float m) {
+  const unsigned int bits = __float_as_uint(m) & 0x7fffffffu;
+  return bits > 0x7f800000u ? 0x7fffffffu : bits;
+}
+__device__ __forceinline__ unsigned long long magnitude_bits(double m) {
+  const unsigned long long bits =
+      (unsigned long long)__double_as_longlong(m) & 0x7fffffffffffffffull;
+  return bits > 0x7ff0000000000000ull ? 0x7fffffffffffffffull : bits;
+}
+
 __device__ __forceinline__ unsigned int magnitude_key(float v) {
-  return __float_as_uint(__fmul_rn(v, v)) & 0x7fffffffu;
+  return magnitude_bits(__fmul_rn(v, v));
 }
 __device__ __forceinline__ unsigned int magnitude_key(cplx<float> v) {
-  return __float_as_uint(__fadd_rn(__fmul_rn(v.re, v.re), __fmul_rn(v.im, v.im))) & 0x7fffffffu;
+  return magnitude_bits(__fadd_rn(__fmul_rn(v.re, v.re), __fmul_rn(v.im, v.im)));
 }
 __device__ __forceinline__ unsigned long long magnitude_key(double v) {
-  return (unsigned long long)__double_as_longlong(__dmul_rn(v, v)) & 0x7fffffffffffffffull;
+  return magnitude_bits(__dmul_rn(v, v));
 }
 __device__ __forceinline__ unsigned long long magnitude_key(cplx<double> v) {
-  return (unsigned long long)__double_as_longlong(
-             __dadd_rn(__dmul_rn(v.re, v.re), __dmul_rn(v.im, v.im))) &
-         0x7fffffffffffffffull;
+  return magnitude_bits(__dadd_rn(__dmul_rn(v.re, v.re), __dmul_rn(v.im, v.im)));
 }
 
 template <typename V>
@@ -337,49 +348,55 @@ __device__ Threshold<Key> replay_threshold(const unsigned long long* histograms,
   return th;
 }
 
+/// take_whole_block() on the host (the phased forms' call), false on a GPU;
+/// called before any return, so that a phased call always takes its block.
+__device__ __forceinline__ bool takes_whole_block() {
+#if defined(SPECTRAL_HOST_EMULATION)
+  return ::spectral_host::take_whole_block();
+#else
+  return false;
+#endif
+}
+
 template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_histogram(int pass, long long n, long long k, long long tile,
                                     unsigned long long* histograms, Load load) {
+  const bool whole = takes_whole_block();
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
+  using Key = KeyOf<V>;
+  constexpr int PASSES = (int)sizeof(Key);
+  const long long row = blockIdx.y;
+  unsigned long long* row_histograms = histograms + row * PASSES * 256;
+  const Threshold<Key> th = replay_threshold<Key>(row_histograms, pass, k);
+  if (th.exact) return;
+  const int shift = 8 * (PASSES - 1 - pass);
+  const long long begin = (long long)blockIdx.x * tile;
+  const long long end = n - begin < tile ? n : begin + tile;
+  const auto digit = [&](long long i, int* bin) {  // whether entry i matches, and its bin
+    const Key key = magnitude_key(load(row, i));
+    *bin = int((key >> shift) & 0xff);
+    return (key & th.mask) == th.prefix;
+  };
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    if (k <= 0 || n <= 0) return;
-    if (k > n) k = n;
-    using Key = KeyOf<V>;
-    constexpr int PASSES = (int)sizeof(Key);
-    unsigned long long* row_histograms = histograms + (long long)blockIdx.y * PASSES * 256;
-    const Threshold<Key> th = replay_threshold<Key>(row_histograms, pass, k);
-    if (th.exact) return;
-    const int shift = 8 * (PASSES - 1 - pass);
+  if (whole) {
     unsigned int local[256] = {};
-    const long long begin = (long long)blockIdx.x * tile;
-    const long long end = n - begin < tile ? n : begin + tile;
     for (long long i = begin; i < end; ++i) {
-      const Key key = magnitude_key(load((long long)blockIdx.y, i));
-      if ((key & th.mask) == th.prefix) ++local[(key >> shift) & 0xff];
+      int bin;
+      if (digit(i, &bin)) ++local[bin];
     }
     for (int b = 0; b < 256; ++b)
       if (local[b] != 0) atomicAdd(&row_histograms[256 * pass + b], (unsigned long long)local[b]);
     return;
   }
 #endif
-  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
-  if (k > n) k = n;
-  using Key = KeyOf<V>;
-  constexpr int PASSES = (int)sizeof(Key);
   __shared__ unsigned int local[256];
   const int t = threadIdx.x;
-  const long long row = blockIdx.y;
-  unsigned long long* row_histograms = histograms + row * PASSES * 256;
-  const Threshold<Key> th = replay_threshold<Key>(row_histograms, pass, k);
-  if (th.exact) return;
-  const int shift = 8 * (PASSES - 1 - pass);
   for (int b = t; b < 256; b += THREADS) local[b] = 0;
   __syncthreads();
-  const long long begin = (long long)blockIdx.x * tile;
-  const long long end = n - begin < tile ? n : begin + tile;
   for (long long i = begin + t; i < end; i += THREADS) {
-    const Key key = magnitude_key(load(row, i));
-    if ((key & th.mask) == th.prefix) atomicAdd(&local[(key >> shift) & 0xff], 1u);
+    int bin;
+    if (digit(i, &bin)) atomicAdd(&local[bin], 1u);
   }
   __syncthreads();
   for (int b = t; b < 256; b += THREADS)
@@ -390,87 +407,72 @@ template <int THREADS, typename V, typename Load>
 __device__ void topk_grid_count(long long n, long long k, long long tile,
                                 const unsigned long long* histograms, unsigned long long* counts,
                                 Load load) {
-#if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    if (k <= 0 || n <= 0) return;
-    if (k > n) k = n;
-    using Key = KeyOf<V>;
-    constexpr int PASSES = (int)sizeof(Key);
-    const long long row = blockIdx.y;
-    const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
-    const long long begin = (long long)blockIdx.x * tile;
-    const long long end = n - begin < tile ? n : begin + tile;
-    unsigned int gt = 0, eq = 0;
-    for (long long i = begin; i < end; ++i) {
-      const Key key = magnitude_key(load(row, i)) & th.mask;
-      gt += key > th.prefix;
-      eq += key == th.prefix;
-    }
-    counts[(row * gridDim.x + blockIdx.x) * 2] = gt;
-    counts[(row * gridDim.x + blockIdx.x) * 2 + 1] = eq;
-    return;
-  }
-#endif
+  const bool whole = takes_whole_block();
   if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
   if (k > n) k = n;
   using Key = KeyOf<V>;
   constexpr int PASSES = (int)sizeof(Key);
-  __shared__ unsigned int total[2];
-  const int t = threadIdx.x;
   const long long row = blockIdx.y;
   const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
-  if (t < 2) total[t] = 0;
-  __syncthreads();
   const long long begin = (long long)blockIdx.x * tile;
   const long long end = n - begin < tile ? n : begin + tile;
+  unsigned long long* block_counts = counts + (row * gridDim.x + blockIdx.x) * 2;
   unsigned int gt = 0, eq = 0;
-  for (long long i = begin + t; i < end; i += THREADS) {
+  const auto count = [&](long long i) {
     const Key key = magnitude_key(load(row, i)) & th.mask;
     gt += key > th.prefix;
     eq += key == th.prefix;
+  };
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (whole) {
+    for (long long i = begin; i < end; ++i) count(i);
+    block_counts[0] = gt;
+    block_counts[1] = eq;
+    return;
   }
+#endif
+  __shared__ unsigned int total[2];
+  const int t = threadIdx.x;
+  if (t < 2) total[t] = 0;
+  __syncthreads();
+  for (long long i = begin + t; i < end; i += THREADS) count(i);
   if (gt != 0) atomicAdd(&total[0], gt);
   if (eq != 0) atomicAdd(&total[1], eq);
   __syncthreads();
-  if (t < 2) counts[(row * gridDim.x + blockIdx.x) * 2 + t] = total[t];
+  if (t < 2) block_counts[t] = total[t];
 }
 
 template <int THREADS, typename V, typename Load, typename Store>
 __device__ void topk_grid_write(long long n, long long k, long long tile,
                                 const unsigned long long* histograms,
                                 const unsigned long long* counts, Load load, Store store) {
+  const bool whole = takes_whole_block();
+  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
+  if (k > n) k = n;
+  using Key = KeyOf<V>;
+  constexpr int PASSES = (int)sizeof(Key);
+  const long long row = blockIdx.y;
+  const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
+  const unsigned long long* row_counts = counts + row * gridDim.x * 2;
+  const long long begin = (long long)blockIdx.x * tile;
+  const long long end = n - begin < tile ? n : begin + tile;
+  const auto key_at = [&](long long i) { return magnitude_key(load(row, i)); };
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    if (k <= 0 || n <= 0) return;
-    if (k > n) k = n;
-    using Key = KeyOf<V>;
-    constexpr int PASSES = (int)sizeof(Key);
-    const long long row = blockIdx.y;
-    const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
-    const unsigned long long* row_counts = counts + row * gridDim.x * 2;
+  if (whole) {
     unsigned long long gt = 0, eq = 0;
     for (unsigned int b = 0; b < blockIdx.x; ++b) {
       gt += row_counts[2 * b];
       eq += row_counts[2 * b + 1];
     }
-    const long long begin = (long long)blockIdx.x * tile;
-    const long long end = n - begin < tile ? n : begin + tile;
-    write_selected_phased(row, begin, end, th, k, (long long)gt, (long long)eq,
-                          [&](long long i) { return magnitude_key(load(row, i)); }, load, store);
+    write_selected_phased(row, begin, end, th, k, (long long)gt, (long long)eq, key_at, load,
+                          store);
     return;
   }
 #endif
-  if (k <= 0 || n <= 0) return;  // uniform over the grid: nothing to select
-  if (k > n) k = n;
-  using Key = KeyOf<V>;
-  constexpr int PASSES = (int)sizeof(Key);
   __shared__ unsigned long long before[2];
   const int t = threadIdx.x;
-  const long long row = blockIdx.y;
-  const Threshold<Key> th = replay_threshold<Key>(histograms + row * PASSES * 256, PASSES, k);
   if (t < 2) before[t] = 0;
   __syncthreads();
-  const unsigned long long* row_counts = counts + row * gridDim.x * 2;
   unsigned long long gt = 0, eq = 0;
   for (unsigned int b = t; b < blockIdx.x; b += THREADS) {
     gt += row_counts[2 * b];
@@ -479,10 +481,8 @@ __device__ void topk_grid_write(long long n, long long k, long long tile,
   if (gt != 0) atomicAdd(&before[0], gt);
   if (eq != 0) atomicAdd(&before[1], eq);
   __syncthreads();
-  const long long begin = (long long)blockIdx.x * tile;
-  const long long end = n - begin < tile ? n : begin + tile;
   write_selected<THREADS>(row, begin, end, th, k, (long long)before[0], (long long)before[1],
-                          [&](long long i) { return magnitude_key(load(row, i)); }, load, store);
+                          key_at, load, store);
 }
 
 }  // namespace spectral_sparse

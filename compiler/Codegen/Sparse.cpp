@@ -53,12 +53,12 @@ std::string typeName(Value value) {
          shapeName(shapeOf(value.getType()));
 }
 
-/// A sparse unit of one entry, bounded to `threads` per block; `prelude`
-/// (a fused load's definitions) comes before the entry.
 /// Before the prelude of a unit whose body calls only templates with a phased
 /// form (topk.cuh's): the host runs a block per call (host_emulation.h).
 const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
 
+/// A sparse unit of one entry, bounded to `threads` per block; `prelude`
+/// (a fused load's definitions) comes before the entry.
 KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
                     const std::string &body, const std::string &prelude = "") {
   return boundedUnit("sparse_ops.cuh", entry, threads, params, body,

@@ -98,7 +98,8 @@ KernelSource channel_mix_unit() {
                  "int out_channels, long long modes",
                  "  channel_mix<128, 4, 4, $V>(batch, in_channels, out_channels, modes,\n"
                  "      ModeLoad<$V>{x, in_channels, modes}, ModeLoad<$V>{w, out_channels, modes},\n"
-                 "      ModeStore<$V>{out, out_channels, modes});");
+                 "      ModeStore<$V>{out, out_channels, modes});",
+                 "SPECTRAL_HOST_PHASED;\n");  // as codegen's: channel_mix has a phased form
 }
 
 /// BM = BN of Dtype<T>::tile; every tile there runs (BM/TM) * (BN/TN) = 256 threads.

@@ -11,6 +11,7 @@
 #include "tests/unit/kernels_templates/reduce_units.h"
 
 #include "runtime/device/host/host_device.h"
+#include "runtime/device/host/host_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -62,9 +63,32 @@ std::vector<uint8_t> random_bytes(size_t count, unsigned seed, bool specials = f
   return bytes;
 }
 
-/// Runs `program` phased and with fibers on random input; both results must
-/// be the same bytes, and at least one kernel must be phased.
-void expect_same_both_ways(const Program& program) {
+/// Whether `a` and `b` hold the same values of T: the same bits, or both NaN
+/// (a NaN's payload and sign follow the operands' order, which the compiler
+/// may pick differently for the phased forms' vector code and a thread's
+/// scalar code; a GPU gives one NaN whatever the inputs).
+template <typename T>
+bool same_values(const std::vector<uint8_t>& a, const std::vector<uint8_t>& b, size_t* first) {
+  const size_t count = a.size() / sizeof(T);
+  for (*first = 0; *first < count; ++*first) {
+    T x, y;
+    std::memcpy(&x, a.data() + *first * sizeof(T), sizeof(T));
+    std::memcpy(&y, b.data() + *first * sizeof(T), sizeof(T));
+    if (std::memcmp(&x, &y, sizeof(T)) != 0 && !(std::isnan(x) && std::isnan(y))) return false;
+  }
+  return true;
+}
+
+/// How many lines make runs of 8 blocks of `rows` lines each on this
+/// process's pool (host::run_length), plus `tail` more lines.
+int lines_for_runs_of_8(int rows, int tail) {
+  return 32 * (*host::HostPool::global())->threads() * rows + tail;
+}
+
+/// Runs `program` phased and with fibers on random input (with `specials`,
+/// zeros of both signs, infinities and NaNs among it); both results must be
+/// the same (NaNs aside: same_values), and at least one kernel must be phased.
+void expect_same_both_ways(const Program& program, bool specials = false) {
   int phased = 0;
   for (const auto& [source, threads] : kernels_of(program))
     phased += source.source.find("SPECTRAL_HOST_PHASED;") != std::string::npos;
@@ -73,21 +97,23 @@ void expect_same_both_ways(const Program& program) {
   const bool wide = input.dtype == DType::kFloat64 || input.dtype == DType::kComplex128;
   const size_t bytes = size_t(input.bytes());
   const HostTensor tensor{input.dtype, input.shape,
-                          wide ? random_bytes<double>(bytes / sizeof(double), 7)
-                               : random_bytes<float>(bytes / sizeof(float), 7)};
+                          wide ? random_bytes<double>(bytes / sizeof(double), 7, specials)
+                               : random_bytes<float>(bytes / sizeof(float), 7, specials)};
   const std::vector<uint8_t> loops =
       run_program(program, tensor, host_device(HostSchedule::kPhased));
   const std::vector<uint8_t> fibered =
       run_program(program, tensor, host_device(HostSchedule::kFibers));
   ASSERT_FALSE(loops.empty());
   ASSERT_EQ(loops.size(), fibered.size());
-  if (loops == fibered) return;
   size_t first = 0;
-  while (loops[first] == fibered[first]) ++first;
+  if (wide ? same_values<double>(loops, fibered, &first)
+           : same_values<float>(loops, fibered, &first))
+    return;
   std::string kernels;
   for (const auto& [source, threads] : kernels_of(program)) kernels += " " + source.entry;
-  ADD_FAILURE() << "the phased and the fiber runs differ from byte " << first << " of "
-                << loops.size() << " (kernels" << kernels << ")";
+  ADD_FAILURE() << "the phased and the fiber runs differ from value " << first << " (of "
+                << (wide ? 8 : 4) << " bytes) of " << loops.size() << " bytes (kernels" << kernels
+                << ")";
 }
 
 Program axis(FftKind kind, int64_t outer, int64_t n, int64_t inner, bool wide) {
@@ -102,32 +128,36 @@ TEST(PhasedSchedule, ComplexLinesMatchFibers) {
   for (bool wide : {false, true})
     for (bool forward : {true, false}) {
       SCOPED_TRACE(std::string(wide ? "f64" : "f32") + (forward ? " forward" : " inverse"));
-      // A block of 8 rows, then 1: lanes (host_emulation.h's runs), then a line alone.
-      expect_same_both_ways(c2c_program({9, 256}, {1}, forward, wide));
+      // A block of 8 rows, then 1: lanes (host_emulation.h's runs), then a line
+      // alone; zeros of both signs, infinities and NaNs among the values.
+      expect_same_both_ways(c2c_program({9, 256}, {1}, forward, wide), /*specials=*/true);
       if (!wide) expect_same_both_ways(c2c_program({11, 210}, {1}, forward, wide));
     }
   expect_same_both_ways(c2c_program({3, 1024}, {1}, true, false, 0.5));
   expect_same_both_ways(c2c_program({4, 12, 3}, {1}, false, true));
   // Enough blocks that a phased call runs 8 of them (host_emulation.h,
   // SPECTRAL_HOST_PHASED_RUNS) and takes their lines a SIMD lane each, the
-  // last run's lines not filling the lanes: 69 blocks of 2 rows, 69 of 1.
-  expect_same_both_ways(c2c_program({137, 1024}, {1}, true, false));
-  expect_same_both_ways(c2c_program({69, 2048}, {1}, false, true));
+  // last run's lines not filling the lanes: blocks of 2 rows and of 1 row.
+  expect_same_both_ways(c2c_program({lines_for_runs_of_8(2, 9), 1024}, {1}, true, false));
+  expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 2048}, {1}, false, true), true);
   // Bluestein (97 is prime; its convolution has length 256) likewise.
-  expect_same_both_ways(c2c_program({69, 97}, {1}, true, false));
-  expect_same_both_ways(c2c_program({69, 97}, {1}, false, true));
+  expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 97}, {1}, true, false), true);
+  expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 97}, {1}, false, true));
 }
 
 // Two axes, and a length split in four-step passes of in-block transforms.
 TEST(PhasedSchedule, ImagesAndFourStepMatchFibers) {
-  expect_same_both_ways(c2c_program({2, 64, 48}, {1, 2}, true, false));
-  expect_same_both_ways(c2c_program({1, 65536}, {1}, true, false));
+  expect_same_both_ways(c2c_program({2, 64, 48}, {1, 2}, true, false), /*specials=*/true);
+  expect_same_both_ways(c2c_program({1, 65536}, {1}, true, false), /*specials=*/true);
   expect_same_both_ways(c2c_program({1, 65536}, {1}, false, true));
 }
 
 // R2C and C2R through the half-length packing, and the DCTs around a complex line.
 TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
-  expect_same_both_ways(axis(FftKind::kRealForward, 9, 256, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealForward, 9, 256, 1, false), /*specials=*/true);
+  // Runs of blocks of 16 rows (blocks of the half length 128).
+  expect_same_both_ways(axis(FftKind::kRealForward, 300, 256, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 300, 256, 1, false), /*specials=*/true);
   expect_same_both_ways(axis(FftKind::kRealForward, 2, 60, 3, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 9, 256, 1, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 2, 60, 3, false));
@@ -321,6 +351,44 @@ void matmul_both_ways(const std::string& type, const std::string& tile, const st
     expect_unit_same_both_ways(matmul_unit(type, tile, tag), {2, 1, 1}, {256, 1, 1},
                                x, size_t(M * N) * reals_per_value * sizeof(T), {&M, &N, &K});
   }
+}
+
+// Top-k of complex values whose parts are NaNs of other payloads: the
+// magnitudes' NaNs come out with either payload, whatever the form computes
+// them in; every NaN must rank as one key (topk.cuh's magnitude_bits) for the
+// phased select to take the entries the threads take.
+TEST(PhasedSchedule, TopkOfNaNsMatchesFibers) {
+  const KernelSource unit{R"(#include "common.cuh"
+#include "topk.cuh"
+using namespace spectral_sparse;
+SPECTRAL_HOST_PHASED;
+extern "C" __global__ void phased_topk_c64(const cplx<float>* x, unsigned char* out,
+                                           long long rows, long long n, long long k) {
+  topk_rows<128, false, cplx<float>>(
+      rows, n, k, RowsLoad<cplx<float>>{x, n},
+      SparseStore<cplx<float>>{reinterpret_cast<cplx<float>*>(out),
+                               reinterpret_cast<long long*>(out + rows * k * sizeof(cplx<float>)),
+                               k});
+}
+)",
+                          "phased_topk_c64"};
+  long long rows = 6, n = 300, k = 20;
+  std::vector<float> values = [&] {
+    std::vector<uint8_t> bytes = random_bytes<float>(size_t(2 * rows * n), 23, /*specials=*/true);
+    std::vector<float> floats(bytes.size() / sizeof(float));
+    std::memcpy(floats.data(), bytes.data(), bytes.size());
+    return floats;
+  }();
+  for (size_t i = 0; i < values.size(); i += 14) {  // both parts NaNs, payloads apart
+    uint32_t re = 0x7fc00000u | uint32_t(i), im = 0xffc00000u | uint32_t(3 * i + 1);
+    std::memcpy(&values[i], &re, 4);
+    std::memcpy(&values[i + 1], &im, 4);
+  }
+  std::vector<uint8_t> x(values.size() * sizeof(float));
+  std::memcpy(x.data(), values.data(), x.size());
+  expect_unit_same_both_ways(unit, {uint32_t(rows), 1, 1}, {128, 1, 1}, x,
+                             size_t(rows * k) * (sizeof(std::complex<float>) + sizeof(long long)),
+                             {&rows, &n, &k});
 }
 
 TEST(PhasedSchedule, MatmulMatchesFibers) {

@@ -62,7 +62,9 @@ TEST(RoundTrips, PhasedAndFiberRunsGiveTheSameBits) {
        complexFilter("40x64", "64", 1, "backward", "f64"),
        complexFilter("60x3x5", "60x1x1", 0, "forward", "f32"),
        complexFilter("3x7x5", "7x5", 1, "ortho", "f64"), realFilter(5, 6, "ortho", "f32"),
-       realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64")});
+       realFilter(9, 256, "backward", "f32"), realFilter(4, 120, "forward", "f64"),
+       realFilter(300, 256, "ortho", "f32"),  // runs of blocks
+       complexFilter("300x64", "64", 1, "ortho", "f32")});
 }
 
 TEST(RoundTrips, RealFiltersRunAsOneKernel) {

@@ -109,14 +109,15 @@ TEST(SparseCodegen, TopkLargeTakesTheGridPath) {
 
 // The top-k units are phased on the host (topk.cuh): a block's select by one
 // caller gives the bytes the block's threads give, on a row per block (keys
-// cached), on the grid form's phases (ties among 40000 random floats), for
-// integers (ties) and for keys computed as they are read.
+// cached), on the grid form's phases, for integers (ties, in rows and over
+// the grid) and for keys computed as they are read.
 TEST(SparseCodegen, TopkPhasedMatchesFibers) {
   expectPhasedMatchesFibers({topk("4x37", "f32", 5, false, "4x5"),
                              topk("2x3x9", "complex<f64>", 3, false, "2x3x3"),
                              topk("3x20", "i32", 4, false, "3x4"),
                              topk("2x16", "complex<f32>", 16, false, "2x16")});
   expectPhasedMatchesFibers({topk("3x40000", "f32", 100, true, "100"),
+                             topk("3x40000", "i32", 100, true, "100"),
                              topk("2x6000", "f64", 10, false, "2x10"),
                              fusedTopk("3x40000", "40000", "f32", 100, true, "100")});
 }
