@@ -61,17 +61,9 @@ struct KeptColumns {
 
 #if defined(SPECTRAL_HOST_EMULATION)
 /// This OS thread's two buffers of lines for the phased forms (fft_lines
-/// reads one and writes the other), max(H, W/2) entries each of V lanes.
+/// reads one and writes the other), long enough for rows and columns.
 template <int H, int W, typename T>
-struct Real2DLines {
-  using L = ::spectral_host::wide_lanes<T>;
-  static constexpr int LONGEST = H > W / 2 ? H : W / 2;
-  cplx<L> lines[LONGEST], other[LONGEST];
-  static Real2DLines& here() {
-    static thread_local Real2DLines buffers;
-    return buffers;
-  }
-};
+using Real2DLines = LinesOf<(H > W / 2 ? H : W / 2), T>;
 
 /// The phased forms' column transforms: the KW columns of `columns` (column
 /// k at k * H), V at once, a lane each (the last again past KW), in place;

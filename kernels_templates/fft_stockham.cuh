@@ -187,25 +187,6 @@ struct PhasedFft {
   }
 };
 
-/// Lane l of `value` as a cplx<T>.
-template <typename L>
-__forceinline__ auto lane_of(const cplx<L>& value, int l) {
-  return make_cplx(value.re[l], value.im[l]);
-}
-
-/// Sets lane l of `into` to `value`.
-template <typename L, typename T>
-__forceinline__ void set_lane(cplx<L>& into, int l, cplx<T> value) {
-  into.re[l] = value.re;
-  into.im[l] = value.im;
-}
-
-/// `value` in every lane (a twiddle shared by the lanes' work items).
-template <typename L, typename T>
-__forceinline__ cplx<L> broadcast(cplx<T> value) {
-  return make_cplx<L>(L(value.re), L(value.im));
-}
-
 /// V work items of stage S (radix R after NS) at once, one per lane of
 /// host_lanes.h's wide_lanes: lane l takes g0 + l DG, k0 + l DK. Their
 /// inputs from x, outputs into y; the arithmetic is stockham_item's.
@@ -410,8 +391,7 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
       }
     }
-    finish(static_cast<const int*>(batch), full ? V : end - b,
-           static_cast<const cplx<L>*>(transform(static_cast<const int*>(batch), lines, other)));
+    finish(batch, full ? V : end - b, transform(batch, lines, other));
   }
 }
 

@@ -247,32 +247,18 @@ struct ModeStore {
 
 #if defined(SPECTRAL_HOST_EMULATION)
 /// channel_mix_phased's values of V, a lane per mode: lanes of float and
-/// double, complex values of lanes (the dialect's channel_mix takes those).
+/// double, complex values of lanes (the dialect's channel_mix takes those);
+/// spectral_fft's set_lane and lane_of reach a lane of either.
 template <typename V>
-struct ModeLanes;
-template <typename T>
-struct RealModeLanes {
-  using type = ::spectral_host::wide_lanes<T>;
+struct ModeLanes {
+  using type = ::spectral_host::wide_lanes<V>;
   static constexpr int size = type::size;
-  static __forceinline__ void set(type& into, int l, T value) { into[l] = value; }
-  static __forceinline__ T get(const type& from, int l) { return from[l]; }
 };
 template <typename T>
-struct ComplexModeLanes {
+struct ModeLanes<cplx<T>> {
   using type = cplx<::spectral_host::wide_lanes<T>>;
   static constexpr int size = ::spectral_host::wide_lanes<T>::size;
-  static __forceinline__ void set(type& into, int l, cplx<T> value) {
-    into.re[l] = value.re;
-    into.im[l] = value.im;
-  }
-  static __forceinline__ cplx<T> get(const type& from, int l) {
-    return spectral_fft::make_cplx<T>(from.re[l], from.im[l]);
-  }
 };
-template <> struct ModeLanes<float> : RealModeLanes<float> {};
-template <> struct ModeLanes<double> : RealModeLanes<double> {};
-template <> struct ModeLanes<cplx<float>> : ComplexModeLanes<float> {};
-template <> struct ModeLanes<cplx<double>> : ComplexModeLanes<double> {};
 
 /// mac of lanes: each lane's acc + a * b (cplx<lanes> takes mac's complex form).
 template <typename T, int N>
@@ -288,6 +274,8 @@ __forceinline__ ::spectral_host::lanes<T, N> mac(::spectral_host::lanes<T, N> ac
 template <int THREADS, int TB, int TO, typename V, typename LoadX, typename LoadW, typename Store>
 __forceinline__ void channel_mix_phased(int batch, int in_channels, int out_channels,
                                         long long modes, LoadX load_x, LoadW load_w, Store store) {
+  using spectral_fft::lane_of;
+  using spectral_fft::set_lane;
   using Lanes = ModeLanes<V>;
   using W = typename Lanes::type;
   constexpr int VL = Lanes::size;
@@ -305,10 +293,10 @@ __forceinline__ void channel_mix_phased(int batch, int in_channels, int out_chan
             W x[TB], w[TO];
             for (int i = 0; i < TB; ++i)
               for (int l = 0; l < VL; ++l)
-                Lanes::set(x[i], l, b0 + i < batch ? load_x(b0 + i, c, s[l]) : V{});
+                set_lane(x[i], l, b0 + i < batch ? load_x(b0 + i, c, s[l]) : V{});
             for (int j = 0; j < TO; ++j)
               for (int l = 0; l < VL; ++l)
-                Lanes::set(w[j], l, o0 + j < out_channels ? load_w(c, o0 + j, s[l]) : V{});
+                set_lane(w[j], l, o0 + j < out_channels ? load_w(c, o0 + j, s[l]) : V{});
             for (int i = 0; i < TB; ++i)
               for (int j = 0; j < TO; ++j) acc[i][j] = mac(acc[i][j], x[i], w[j]);
           }
@@ -316,7 +304,7 @@ __forceinline__ void channel_mix_phased(int batch, int in_channels, int out_chan
             for (int j = 0; j < TO; ++j)
               if (b0 + i < batch && o0 + j < out_channels)
                 for (int l = 0; l < valid; ++l)
-                  store(b0 + i, o0 + j, s[l], Lanes::get(acc[i][j], l));
+                  store(b0 + i, o0 + j, s[l], lane_of(acc[i][j], l));
         }
 }
 #endif

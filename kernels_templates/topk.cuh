@@ -219,6 +219,17 @@ __device__ void write_selected(long long row, long long begin, long long end, Th
   }
 }
 
+/// Entry i's key in a row's digit pass: with CACHE_KEYS computed on the
+/// first pass (and cached) and read from the cache after; else computed.
+template <bool CACHE_KEYS, typename V, typename Load>
+__device__ __forceinline__ KeyOf<V> row_key(long long row, long long i, bool first,
+                                            KeyOf<V>* cached, const Load& load) {
+  if (CACHE_KEYS && !first) return cached[i];
+  const KeyOf<V> key = magnitude_key(load(row, i));
+  if (CACHE_KEYS) cached[i] = key;
+  return key;
+}
+
 /// Top-k of row `row` of [rows, n] by the whole block: with CACHE_KEYS,
 /// `cached` holds n keys (shared memory) and the row is loaded once plus
 /// once per entry taken; without, once per digit pass (`cached` unused).
@@ -239,13 +250,7 @@ __device__ void topk_row(long long row, long long n, long long k, KeyOf<V>* cach
     for (int b = t; b < 256; b += THREADS) histogram[b] = 0;
     __syncthreads();
     for (long long i = t; i < n; i += THREADS) {
-      Key key;
-      if (CACHE_KEYS && shift != BITS - 8) {
-        key = cached[i];
-      } else {
-        key = magnitude_key(load(row, i));
-        if (CACHE_KEYS) cached[i] = key;
-      }
+      const Key key = row_key<CACHE_KEYS, V>(row, i, shift == BITS - 8, cached, load);
       if ((key & th.mask) == th.prefix) atomicAdd(&histogram[(key >> shift) & 0xff], 1u);
     }
     __syncthreads();
@@ -253,13 +258,10 @@ __device__ void topk_row(long long row, long long n, long long k, KeyOf<V>* cach
     __syncthreads();
     th = refine(th, choice, shift);
   }
-  if constexpr (CACHE_KEYS)
-    write_selected<THREADS>(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; }, load,
-                            store);
-  else
-    write_selected<THREADS>(
-        row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
-        store);
+  write_selected<THREADS>(
+      row, 0, n, th, k, 0, 0,
+      [&](long long i) { return row_key<CACHE_KEYS, V>(row, i, false, cached, load); }, load,
+      store);
 }
 
 #if defined(SPECTRAL_HOST_EMULATION)
@@ -277,24 +279,15 @@ __forceinline__ void topk_row_phased(long long row, long long n, long long k, Ke
   for (int shift = BITS - 8; shift >= 0 && !th.exact; shift -= 8) {
     for (int b = 0; b < 256; ++b) histogram[b] = 0;
     for (long long i = 0; i < n; ++i) {
-      Key key;
-      if (CACHE_KEYS && shift != BITS - 8) {
-        key = cached[i];
-      } else {
-        key = magnitude_key(load(row, i));
-        if (CACHE_KEYS) cached[i] = key;
-      }
+      const Key key = row_key<CACHE_KEYS, V>(row, i, shift == BITS - 8, cached, load);
       if ((key & th.mask) == th.prefix) ++histogram[(key >> shift) & 0xff];
     }
     th = refine(th, choose_digit_phased(histogram, th.need), shift);
   }
-  if constexpr (CACHE_KEYS)
-    write_selected_phased(row, 0, n, th, k, 0, 0, [&](long long i) { return cached[i]; }, load,
-                          store);
-  else
-    write_selected_phased(
-        row, 0, n, th, k, 0, 0, [&](long long i) { return magnitude_key(load(row, i)); }, load,
-        store);
+  write_selected_phased(
+      row, 0, n, th, k, 0, 0,
+      [&](long long i) { return row_key<CACHE_KEYS, V>(row, i, false, cached, load); }, load,
+      store);
 }
 #endif
 
