@@ -7,10 +7,13 @@ written, a device-to-device copy of the input's bytes with its GB/s, and the
 transform with the input copied in and the result copied out (what
 spectral-fft-bench's figure includes).
 
-    python3 fft_torch.py [--device=cuda|cpu] [--runs=N] [--threads=T]
+    python3 fft_torch.py [--device=cuda|cpu] [--runs=N] [--threads=T] [--library=torch|pocketfft]
 
 --threads sets torch's CPU threads (torch.set_num_threads), to compare with
-the host device and FFTW on as many.
+the host device and FFTW on as many. On the CPU, PyTorch's FFT is MKL's where
+torch was built with MKL (PyPI's x86-64 wheels are: the first line says which)
+and pocketfft's otherwise; --library=pocketfft times pocketfft itself, through
+SciPy's scipy.fft with --threads workers (the copy columns are then 0).
 """
 import sys
 import time
@@ -43,18 +46,35 @@ def timed(fn, runs, device):
 
 def main():
     device, runs = ("cuda" if torch.cuda.is_available() else "cpu"), 20
+    library, workers = "torch", 1
     for arg in sys.argv[1:]:
         if arg.startswith("--device="):
             device = arg.split("=", 1)[1]
         elif arg.startswith("--runs="):
             runs = int(arg.split("=", 1)[1])
         elif arg.startswith("--threads="):
-            torch.set_num_threads(int(arg.split("=", 1)[1]))
+            workers = int(arg.split("=", 1)[1])
+            torch.set_num_threads(workers)
+        elif arg.startswith("--library="):
+            library = arg.split("=", 1)[1]
+            if library not in ("torch", "pocketfft"):
+                sys.exit(f"fft_torch.py: --library takes torch or pocketfft, not {library!r}")
         else:
             sys.exit(f"fft_torch.py: unknown argument {arg!r}")
+    if library == "pocketfft":
+        device = "cpu"
     name = torch.cuda.get_device_name() if device == "cuda" else \
         f"cpu ({torch.get_num_threads()} threads)"
-    print(f"torch {torch.__version__} on {name}")
+    if library == "pocketfft":
+        import numpy
+        import scipy
+        import scipy.fft
+        print(f"pocketfft (scipy {scipy.__version__}'s scipy.fft) on cpu ({workers} workers)")
+    elif device == "cpu":
+        backend = "MKL" if torch.backends.mkl.is_available() else "pocketfft"
+        print(f"torch {torch.__version__} on {name}: its CPU FFT is {backend}'s")
+    else:
+        print(f"torch {torch.__version__} on {name}")
     print(f"{'transform':<22} {'fft ms':>9} {'GB/s':>7} {'copy ms':>9} {'GB/s':>7}"
           f" {'with h2d+d2h ms':>16}")
     cases = [  # the shapes spectral-fft-bench times: 2^22 points each
@@ -70,6 +90,18 @@ def main():
     for label, real, shape, dims in cases:
         dtype = torch.float32 if real else torch.complex64
         host = torch.randn(*shape, dtype=dtype)
+        if library == "pocketfft":
+            x = host.numpy()
+            axes = tuple(dims)
+            transform = (lambda a: scipy.fft.rfftn(a, axes=axes, workers=workers)) if real else \
+                (lambda a: scipy.fft.fftn(a, axes=axes, workers=workers))
+            y = transform(x)
+            assert y.dtype == numpy.complex64, f"pocketfft gave {y.dtype}, not complex64"
+            fft = timed(lambda: transform(x), runs, "cpu")
+            fft_bytes = (x.nbytes + y.nbytes) / 1e9
+            print(f"{label:<22} {fft:>9.3f} {fft_bytes / fft * 1e3:>7.0f} {0:>9.3f} {0:>7.0f}"
+                  f" {fft:>16.3f}")
+            continue
         if device == "cuda":
             host = host.pin_memory()
         x = host.to(device)
