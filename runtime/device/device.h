@@ -105,6 +105,31 @@ struct GraphOp {
   size_t bytes = 0;              // kCopy, kZero
 };
 
+/// The bytes a device has allocated, and SPECTRAL_DEVICE_MEMORY_LIMIT's hard
+/// cap on them (K/M/G suffixes, powers of 1024; unset or empty: none), which
+/// every device keeps. The device holds its own lock around each call.
+struct DeviceMemoryStats {
+  uint64_t in_use_bytes = 0;
+  uint64_t peak_bytes = 0;
+  uint64_t live_allocations = 0;
+  uint64_t total_allocations = 0;  // allocate() calls that succeeded
+  uint64_t limit_bytes = 0;        // 0: no limit beyond the device's
+
+  /// Whether `bytes` more stay within the limit.
+  bool fits(uint64_t bytes) const;
+  /// The error for `bytes` more that do not fit: the request, the bytes in
+  /// use, the limit and `device`.
+  Status over_limit(uint64_t bytes, const std::string& device) const;
+  void allocated(uint64_t bytes);
+  void released(uint64_t bytes);
+};
+
+/// Bytes from "1048576", "512K", "64M" or "2G" (suffixes are powers of 1024).
+StatusOr<uint64_t> parse_memory_limit(const std::string& text);
+/// SPECTRAL_DEVICE_MEMORY_LIMIT's bytes (0 when unset or empty); an error
+/// names the variable.
+StatusOr<uint64_t> memory_limit_from_environment();
+
 /// A sequence of operations built once and submitted in one call: a CUDA
 /// graph on a GPU, the list itself elsewhere.
 class DeviceGraph {

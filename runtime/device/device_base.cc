@@ -1,9 +1,12 @@
-// device_base.cc - what every Device shares: graphs as replayed lists and
-// device time as wall time, for devices that have nothing better (the host).
+// device_base.cc - what every Device shares: graphs as replayed lists,
+// device time as wall time, for devices that have nothing better (the host),
+// and the account of allocated bytes against SPECTRAL_DEVICE_MEMORY_LIMIT.
 // In spectral_runtime, so that each device's library links it.
 #include "runtime/device/device.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 namespace spectral {
 namespace {
@@ -56,6 +59,52 @@ StatusOr<double> Device::time_on_device(const std::function<Status()>& work) {
   if (Status status = work(); !status) return status;
   if (Status status = synchronize(); !status) return status;
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool DeviceMemoryStats::fits(uint64_t bytes) const {
+  return limit_bytes == 0 || bytes <= limit_bytes - std::min(limit_bytes, in_use_bytes);
+}
+
+Status DeviceMemoryStats::over_limit(uint64_t bytes, const std::string& device) const {
+  return Status::error("device memory limit: allocating " + std::to_string(bytes) +
+                       " bytes with " + std::to_string(in_use_bytes) +
+                       " bytes in use would pass the limit of " + std::to_string(limit_bytes) +
+                       " bytes (SPECTRAL_DEVICE_MEMORY_LIMIT) on " + device);
+}
+
+void DeviceMemoryStats::allocated(uint64_t bytes) {
+  in_use_bytes += bytes;
+  peak_bytes = std::max(peak_bytes, in_use_bytes);
+  ++live_allocations;
+  ++total_allocations;
+}
+
+void DeviceMemoryStats::released(uint64_t bytes) {
+  in_use_bytes -= bytes;
+  --live_allocations;
+}
+
+StatusOr<uint64_t> parse_memory_limit(const std::string& text) {
+  char* end = nullptr;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  std::string suffix = end ? end : "";
+  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
+            : suffix == "M" || suffix == "m" ? 20 : suffix == "G" || suffix == "g" ? 30 : -1;
+  if (text.empty() || end == text.c_str() || text[0] == '-' || shift < 0 ||
+      value > (~0ull >> shift)) {
+    return Status::error("invalid memory size '" + text +
+                         "': expected bytes with an optional K, M or G suffix, e.g. 512M");
+  }
+  return uint64_t(value) << shift;
+}
+
+
+StatusOr<uint64_t> memory_limit_from_environment() {
+  const char* text = std::getenv("SPECTRAL_DEVICE_MEMORY_LIMIT");
+  if (text == nullptr || *text == 0) return uint64_t(0);
+  StatusOr<uint64_t> parsed = parse_memory_limit(text);
+  if (!parsed) return Status::error("SPECTRAL_DEVICE_MEMORY_LIMIT: " + parsed.status().message());
+  return *parsed;
 }
 
 }  // namespace spectral

@@ -74,20 +74,6 @@ CUdeviceptr device_pointer(const void* pointer) {
 
 }  // namespace
 
-StatusOr<uint64_t> parse_memory_limit(const std::string& text) {
-  char* end = nullptr;
-  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
-  std::string suffix = end ? end : "";
-  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
-            : suffix == "M" || suffix == "m" ? 20 : suffix == "G" || suffix == "g" ? 30 : -1;
-  if (text.empty() || end == text.c_str() || text[0] == '-' || shift < 0 ||
-      value > (~0ull >> shift)) {
-    return Status::error("invalid memory size '" + text +
-                         "': expected bytes with an optional K, M or G suffix, e.g. 512M");
-  }
-  return uint64_t(value) << shift;
-}
-
 Status check_driver_for_nvrtc(int driver_version, const std::string& nvrtc_version) {
   int nvrtc_major = 0;
   size_t space = nvrtc_version.find(' ');
@@ -122,12 +108,8 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
                          cuda + ") reports " + std::to_string(count) + " device(s)");
   }
 
-  uint64_t limit = 0;
-  if (const char* text = std::getenv("SPECTRAL_DEVICE_MEMORY_LIMIT"); text && *text) {
-    StatusOr<uint64_t> parsed = parse_memory_limit(text);
-    if (!parsed) return Status::error("SPECTRAL_DEVICE_MEMORY_LIMIT: " + parsed.status().message());
-    limit = *parsed;
-  }
+  StatusOr<uint64_t> limit = memory_limit_from_environment();
+  if (!limit) return limit.status();
   // NVRTC is found here but opened only when a kernel misses the cache.
   StatusOr<NvrtcCompiler> compiler = NvrtcCompiler::create();
   if (!compiler) return Status::error("CUDA device without a kernel compiler: " +
@@ -167,7 +149,7 @@ StatusOr<std::unique_ptr<CudaDevice>> CudaDevice::create(int ordinal,
   device->compute_capability_ = major * 10 + minor;
   device->arch_ = "sm_" + std::to_string(device->compute_capability_);
   device->name_ = where + " " + name + " (" + device->arch_ + ")";
-  device->memory_.limit_bytes = limit;
+  device->memory_.limit_bytes = *limit;
   return device;
 }
 
@@ -188,14 +170,8 @@ DeviceMemoryStats CudaDevice::memory_stats() const {
 StatusOr<void*> CudaDevice::allocate(size_t bytes) {
   if (bytes == 0) return static_cast<void*>(nullptr);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!memory_.fits(bytes)) return memory_.over_limit(bytes, name_);
   const std::string in_use = std::to_string(memory_.in_use_bytes) + " bytes in use";
-  if (memory_.limit_bytes && bytes > memory_.limit_bytes - std::min(memory_.limit_bytes,
-                                                                    memory_.in_use_bytes)) {
-    return Status::error("device memory limit: allocating " + std::to_string(bytes) +
-                         " bytes with " + in_use + " would pass the limit of " +
-                         std::to_string(memory_.limit_bytes) +
-                         " bytes (SPECTRAL_DEVICE_MEMORY_LIMIT) on " + name_);
-  }
   ScopedContext current(*context_);
   CUdeviceptr pointer = 0;
   if (CUresult result = context_->driver.cuMemAlloc_v2(&pointer, bytes)) {
@@ -203,10 +179,7 @@ StatusOr<void*> CudaDevice::allocate(size_t bytes) {
                                                       " bytes (" + in_use + ") on " + name_);
   }
   allocations_[uintptr_t(pointer)] = bytes;
-  memory_.in_use_bytes += bytes;
-  memory_.peak_bytes = std::max(memory_.peak_bytes, memory_.in_use_bytes);
-  memory_.live_allocations++;
-  memory_.total_allocations++;
+  memory_.allocated(bytes);
   return reinterpret_cast<void*>(uintptr_t(pointer));
 }
 
@@ -221,8 +194,7 @@ Status CudaDevice::release(void* pointer) {
   if (CUresult result = context_->driver.cuMemFree_v2(device_pointer(pointer))) {
     return driver_error(context_->driver, result, "cuMemFree_v2 on " + name_);
   }
-  memory_.in_use_bytes -= found->second;
-  memory_.live_allocations--;
+  memory_.released(found->second);
   allocations_.erase(found);
   return Status::ok();
 }

@@ -26,17 +26,6 @@
 
 namespace spectral {
 
-struct DeviceMemoryStats {
-  uint64_t in_use_bytes = 0;
-  uint64_t peak_bytes = 0;
-  uint64_t live_allocations = 0;
-  uint64_t total_allocations = 0;  // allocate() calls that succeeded
-  uint64_t limit_bytes = 0;        // 0: no limit beyond the device's
-};
-
-/// Bytes from "1048576", "512K", "64M" or "2G" (suffixes are powers of 1024).
-StatusOr<uint64_t> parse_memory_limit(const std::string& text);
-
 /// Whether a driver reporting `driver_version` (cuDriverGetVersion, e.g.
 /// 12040 for CUDA 12.4) can load what NVRTC `nvrtc_version` ("nvrtc 13.0")
 /// builds: CUBIN and PTX need a driver of at least NVRTC's major version.

@@ -138,9 +138,13 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks&
 StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks& checks,
                                                          HostSchedule schedule,
                                                          HostDenormals denormals) {
+  StatusOr<uint64_t> limit = memory_limit_from_environment();
+  if (!limit) return limit.status();
   StatusOr<host::HostPool*> pool = host::HostPool::global();
   if (!pool) return pool.status();
-  return std::unique_ptr<HostDevice>(new HostDevice(*pool, checks, schedule, denormals));
+  std::unique_ptr<HostDevice> device(new HostDevice(*pool, checks, schedule, denormals));
+  device->memory_.limit_bytes = *limit;
+  return device;
 }
 
 namespace {
@@ -204,26 +208,36 @@ StatusOr<void*> HostDevice::allocate(size_t bytes) {
   // a kernel writing past one fails its launch rather than the heap.
   const size_t rounded = (bytes + 255) / 256 * 256;
   const bool guarded = checks_.bounds || bytes >= kGuardedBytes;
+  std::lock_guard<std::mutex> lock(mutex_);  // the limit's check and the allocation as one
+  if (!memory_.fits(bytes)) return memory_.over_limit(bytes, name());
   void* pointer = guarded ? host::guarded_allocate(bytes, false, checks_.bounds ? 16 : 256)
                           : std::aligned_alloc(256, rounded == 0 ? 256 : rounded);
   if (pointer == nullptr) {
     return Status::error("host device: out of memory allocating " + std::to_string(bytes) +
-                         " bytes");
+                         " bytes (" + std::to_string(memory_.in_use_bytes) + " bytes in use)");
   }
-  std::lock_guard<std::mutex> lock(mutex_);
   allocations_.emplace(pointer, bytes);
+  memory_.allocated(bytes);
   if (guarded) ++guarded_;
   if (checker_) checker_->allocated(pointer, bytes);
   return pointer;
 }
 
+DeviceMemoryStats HostDevice::memory_stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return memory_;
+}
+
 Status HostDevice::release(void* pointer) {
   if (pointer == nullptr) return Status::ok();
   std::lock_guard<std::mutex> lock(mutex_);
-  if (allocations_.erase(pointer) == 0) {
+  auto found = allocations_.find(pointer);
+  if (found == allocations_.end()) {
     return Status::error("host device: release of a pointer it did not allocate (or released "
                          "twice)");
   }
+  memory_.released(found->second);
+  allocations_.erase(found);
   if (checker_) checker_->released(pointer);
   if (host::guarded_release(pointer)) {
     --guarded_;

@@ -59,8 +59,9 @@ class HostDevice final : public Device {
   static constexpr size_t kMaxDynamicSharedBytes = 227 * 1024;
 
   /// Fails when SPECTRAL_HOST_THREADS, SPECTRAL_HOST_STACK_SIZE,
-  /// SPECTRAL_HOST_CHECK, SPECTRAL_HOST_SCHEDULE or SPECTRAL_HOST_DENORMALS is
-  /// invalid.
+  /// SPECTRAL_HOST_CHECK, SPECTRAL_HOST_SCHEDULE, SPECTRAL_HOST_DENORMALS or
+  /// SPECTRAL_DEVICE_MEMORY_LIMIT (a cap on the bytes allocated, as on a GPU;
+  /// every create reads it) is invalid.
   static StatusOr<std::unique_ptr<HostDevice>> create();
   /// With `checks` rather than SPECTRAL_HOST_CHECK's.
   static StatusOr<std::unique_ptr<HostDevice>> create(const host::HostChecks& checks);
@@ -93,6 +94,8 @@ class HostDevice final : public Device {
   /// Whether phased kernels run a block per call here (the schedule is
   /// phased and no check is on).
   bool phased() const { return phased_; }
+  /// The bytes allocated now, at most and in all, and the limit.
+  DeviceMemoryStats memory_stats() const;
 
  private:
   HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule,
@@ -119,8 +122,9 @@ class HostDevice final : public Device {
   const bool phased_;  // phased kernels run a block per call
   const HostDenormals denormals_;
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_
+  DeviceMemoryStats memory_;                       // guarded by mutex_
   std::atomic<size_t> guarded_{0};  // of them ending at a guard page (read per launch, unlocked)
   /// Without the bounds check, allocations of this size or more end at a
   /// guard page too (a page is little beside them).

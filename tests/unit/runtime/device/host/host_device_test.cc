@@ -42,6 +42,50 @@ TEST(HostDevice, AllocationsAreAlignedAndTracked) {
   EXPECT_TRUE(host_device().synchronize().is_ok());
 }
 
+/// SPECTRAL_DEVICE_MEMORY_LIMIT caps the bytes the host device has allocated,
+/// as it does a GPU's; what is released counts no longer.
+TEST(HostDevice, AllocationPastTheMemoryLimitIsRefused) {
+  setenv("SPECTRAL_DEVICE_MEMORY_LIMIT", "1M", 1);
+  StatusOr<std::unique_ptr<HostDevice>> limited = HostDevice::create();
+  setenv("SPECTRAL_DEVICE_MEMORY_LIMIT", "lots", 1);
+  StatusOr<std::unique_ptr<HostDevice>> invalid = HostDevice::create();
+  unsetenv("SPECTRAL_DEVICE_MEMORY_LIMIT");
+  ASSERT_TRUE(limited) << limited.status().message();
+  ASSERT_FALSE(invalid);
+  EXPECT_NE(invalid.status().message().find("SPECTRAL_DEVICE_MEMORY_LIMIT: invalid memory size 'lots'"),
+            std::string::npos) << invalid.status().message();
+
+  HostDevice& device = **limited;
+  EXPECT_EQ(device.memory_stats().limit_bytes, 1u << 20);
+  StatusOr<void*> first = device.allocate(768 << 10), small = device.allocate(1000);
+  ASSERT_TRUE(first && small);
+  StatusOr<void*> second = device.allocate(512 << 10);
+  ASSERT_FALSE(second);
+  const std::string& message = second.status().message();
+  EXPECT_NE(message.find("allocating 524288 bytes with 787432 bytes in use would pass the limit "
+                         "of 1048576 bytes (SPECTRAL_DEVICE_MEMORY_LIMIT) on host ("),
+            std::string::npos) << message;
+  StatusOr<void*> rest = device.allocate((256 << 10) - 1000);  // up to the limit exactly
+  ASSERT_TRUE(rest) << rest.status().message();
+  EXPECT_FALSE(device.allocate(1));
+  StatusOr<void*> none = device.allocate(0);  // nothing more: still a pointer
+  ASSERT_TRUE(none) << none.status().message();
+  DeviceMemoryStats full = device.memory_stats();
+  EXPECT_EQ(full.in_use_bytes, 1u << 20);
+  EXPECT_EQ(full.live_allocations, 4u);
+
+  ASSERT_TRUE(device.release(*first).is_ok());
+  StatusOr<void*> again = device.allocate(512 << 10);
+  ASSERT_TRUE(again) << again.status().message();
+  for (void* pointer : {*small, *rest, *none, *again})
+    EXPECT_TRUE(device.release(pointer).is_ok());
+  DeviceMemoryStats after = device.memory_stats();
+  EXPECT_EQ(after.in_use_bytes, 0u);
+  EXPECT_EQ(after.peak_bytes, 1u << 20);
+  EXPECT_EQ(after.live_allocations, 0u);
+  EXPECT_EQ(after.total_allocations, 5u);
+}
+
 TEST(HostDevice, SecondLoadOfTheSameSourceIsACacheHit) {
   const KernelCache::Options& options = KernelCache::global().options();
   EXPECT_NE(options.directory.find("spectral-host-tests-"), std::string::npos)
