@@ -2,7 +2,6 @@
 
 #include "runtime/device/cuda/cuda_driver.h"
 
-#include <algorithm>
 #include <cstdlib>
 
 namespace spectral {

@@ -49,5 +49,20 @@ TEST(CreateDevice, CudaWithoutDriverSaysWhy) {
       << device.status().message();
 }
 
+TEST(DeviceMemory, ParsesLimits) {
+  EXPECT_EQ(*parse_memory_limit("4096"), 4096u);
+  EXPECT_EQ(*parse_memory_limit("512K"), 512u << 10);
+  EXPECT_EQ(*parse_memory_limit("64m"), 64u << 20);
+  EXPECT_EQ(*parse_memory_limit("3G"), uint64_t(3) << 30);
+  for (const char* bad : {"", "G", "-1", " 5", " -5", "+5", "0", "0K", "12X", "1.5G", "10 M",
+                          "99999999999999999999", "99999999999999999999G", "17179869184G"}) {
+    StatusOr<uint64_t> parsed = parse_memory_limit(bad);
+    EXPECT_FALSE(parsed) << "'" << bad << "'";
+    if (!parsed) {
+      EXPECT_NE(parsed.status().message().find("K, M or G"), std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace spectral

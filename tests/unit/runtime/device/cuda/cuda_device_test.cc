@@ -33,20 +33,6 @@ TEST(CudaDevice, DriverMustBeAsNewAsNvrtc) {
             "update the driver, or set SPECTRAL_NVRTC_PATH to an NVRTC of CUDA 12 or older");
 }
 
-TEST(CudaDevice, ParsesMemoryLimits) {
-  EXPECT_EQ(*parse_memory_limit("4096"), 4096u);
-  EXPECT_EQ(*parse_memory_limit("512K"), 512u << 10);
-  EXPECT_EQ(*parse_memory_limit("64m"), 64u << 20);
-  EXPECT_EQ(*parse_memory_limit("3G"), uint64_t(3) << 30);
-  for (const char* bad : {"", "G", "-1", "12X", "1.5G", "10 M", "99999999999999999999G"}) {
-    StatusOr<uint64_t> parsed = parse_memory_limit(bad);
-    EXPECT_FALSE(parsed) << "'" << bad << "'";
-    if (!parsed) {
-      EXPECT_NE(parsed.status().message().find("K, M or G"), std::string::npos);
-    }
-  }
-}
-
 TEST(CudaDevice, PrebuiltOrderPrefersItsOwnCubinThenOlderMinorsThenPtx) {
   const std::vector<KernelBinary> binaries = {
       {"sm_80", {1}, "ptx80"}, {"sm_86", {1}, ""}, {"sm_90", {1}, "ptx90"},
