@@ -92,9 +92,8 @@ def main():
         host = torch.randn(*shape, dtype=dtype)
         if library == "pocketfft":
             x = host.numpy()
-            axes = tuple(dims)
-            transform = (lambda a: scipy.fft.rfftn(a, axes=axes, workers=workers)) if real else \
-                (lambda a: scipy.fft.fftn(a, axes=axes, workers=workers))
+            transform = (lambda a: scipy.fft.rfftn(a, axes=dims, workers=workers)) if real else \
+                (lambda a: scipy.fft.fftn(a, axes=dims, workers=workers))
             y = transform(x)
             assert y.dtype == numpy.complex64, f"pocketfft gave {y.dtype}, not complex64"
             fft = timed(lambda: transform(x), runs, "cpu")

@@ -87,22 +87,21 @@ void DeviceMemoryStats::released(uint64_t bytes) {
 }
 
 StatusOr<uint64_t> parse_memory_limit(const std::string& text) {
-  // strtoull alone would take " 5", "-5" (as 2^64 - 5) and an overflow (as
-  // its maximum): the text must start with a digit, fit, and not be 0.
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long value =
-      std::isdigit(static_cast<unsigned char>(text.c_str()[0])) ? std::strtoull(text.c_str(), &end, 10)
-                                                                 : 0;
-  const bool fits = errno == 0;
-  std::string suffix = end ? end : "";
-  int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
-            : suffix == "M" || suffix == "m" ? 20 : suffix == "G" || suffix == "g" ? 30 : -1;
-  if (end == nullptr || !fits || value == 0 || shift < 0 || value > (~0ull >> shift)) {
+  const auto invalid = [&] {
     return Status::error("invalid memory size '" + text +
                          "': expected a positive count of bytes with an optional K, M or G "
                          "suffix, e.g. 512M");
-  }
+  };
+  // strtoull alone would take " 5", "-5" (as 2^64 - 5) and an overflow (as
+  // its maximum).
+  if (!std::isdigit(static_cast<unsigned char>(text.c_str()[0]))) return invalid();
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  const std::string suffix = end;
+  const int shift = suffix.empty() ? 0 : suffix == "K" || suffix == "k" ? 10
+                  : suffix == "M" || suffix == "m" ? 20 : suffix == "G" || suffix == "g" ? 30 : -1;
+  if (errno != 0 || value == 0 || shift < 0 || value > (~0ull >> shift)) return invalid();
   return uint64_t(value) << shift;
 }
 
