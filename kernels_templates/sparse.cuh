@@ -14,8 +14,10 @@
 // SortedScatterLoad / SortedGatherStore fuse the scatter into a consumer's
 // loads and the gather into a producer's stores (e.g. an FFT's).
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: scatter has a phased form (host_emulation.h, "Phased kernels"): the
+// slots in order, which is the order of scatter_into's rounds for each
+// element (scatter_into_phased). gather and scatter_sorted have no barrier:
+// their kernels run their threads as a plain loop, not in a phased unit.
 #pragma once
 
 #include "fft_complex.cuh"
@@ -188,6 +190,24 @@ __device__ void scatter_into(const long long* __restrict__ indices, long long ro
   }
 }
 
+/// scatter_into by one caller (a phased host call): the slots in order, so
+/// each element's slots are added in the order of scatter_into's rounds.
+template <typename V, typename Values, typename Place>
+__device__ void scatter_into_phased(const long long* __restrict__ indices, long long row,
+                                    long long k, long long row_length, long long lo,
+                                    long long width, Values values, V* sum, Place place,
+                                    unsigned long long* error) {
+  for (long long j = 0; j < k; ++j) {
+    const long long index = indices[row * k + j];
+    if (index >= lo && index < lo + width) {
+      const long long at = place(index - lo);
+      sum[at] = sum[at] + values(row, j);
+    } else if ((index < kEmptySlot || index >= row_length) && lo == 0) {
+      report_bad_index(error, row * k + j);
+    }
+  }
+}
+
 /// Where scatter_into adds a tile's element: at its offset in the tile.
 struct InTileOrder {
   __device__ __forceinline__ long long operator()(long long local) const { return local; }
@@ -210,8 +230,21 @@ __device__ void scatter(const long long* __restrict__ indices, long long rows, l
   static_assert(THREADS <= 1024 && TILE % THREADS == 0, "TILE must be a multiple of THREADS");
   __shared__ V sum[TILE];
   __shared__ unsigned long long owner[TILE];  // the winning round << 11 | (2047 - thread)
-  const int t = threadIdx.x;
   const long long tiles = (row_length + TILE - 1) / TILE;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (long long w = blockIdx.x; w < rows * tiles; w += gridDim.x) {
+      const long long row = w / tiles, lo = (w - row * tiles) * TILE;
+      const long long width = row_length - lo < TILE ? row_length - lo : TILE;
+      for (int c = 0; c < TILE; ++c) sum[c] = V{};
+      scatter_into_phased(indices, row, k, row_length, lo, width, values, sum, InTileOrder{},
+                          error);
+      for (long long c = 0; c < width; ++c) store(row, lo + c, sum[c]);
+    }
+    return;
+  }
+#endif
+  const int t = threadIdx.x;
   for (long long w = blockIdx.x; w < rows * tiles; w += gridDim.x) {
     const long long row = w / tiles, lo = (w - row * tiles) * TILE;
     const long long width = row_length - lo < TILE ? row_length - lo : TILE;

@@ -54,7 +54,7 @@ std::string typeName(Value value) {
 }
 
 /// Before the prelude of a unit whose body calls only templates with a phased
-/// form (topk.cuh's): the host runs a block per call (host_emulation.h).
+/// form (topk.cuh's, scatter): the host runs a block per call (host_emulation.h).
 const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
 
 /// A sparse unit of one entry, bounded to `threads` per block; `prelude`
@@ -273,7 +273,7 @@ llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op, const Elemen
   std::string params = source.paramsWith(withType(
       "const long long* __restrict__ indices, $V* __restrict__ out, unsigned long long* error", v));
   std::string description = source.describe(op);
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, source.prelude),
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhased + source.prelude),
                                  description,
                                  tiles * (source.bytes + bytesOf(context, indices)),
                                  bytesOf(context, out));

@@ -38,8 +38,8 @@ template <> struct Dtype<std::complex<double>> {
   static constexpr const char *name = "cplx<double>", *tag = "c128";
 };
 
-/// `phased`: the body calls templates with a phased form only (the top-k
-/// ones), so the unit says SPECTRAL_HOST_PHASED as codegen's does.
+/// `phased`: the body calls templates with a phased form only (top-k's,
+/// scatter), so the unit says SPECTRAL_HOST_PHASED as codegen's does.
 template <typename T>
 KernelSource unit(const std::string& entry, const std::string& params, const std::string& body,
                   bool phased = false) {
@@ -111,7 +111,8 @@ template <typename T>
 KernelSource scatter_unit() {
   return unit<T>("scatter", kSparseParams,
                  "  scatter<256, 1024, $V>(indices, rows, k, row_length, RowsLoad<$V>{x, k},\n"
-                 "      RowsStore<$V>{out, row_length}, error);");
+                 "      RowsStore<$V>{out, row_length}, error);",
+                 /*phased=*/true);
 }
 
 template <typename T>

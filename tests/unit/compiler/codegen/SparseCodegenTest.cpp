@@ -191,6 +191,27 @@ TEST(SparseCodegen, ScatterAccumulatesDuplicatesAndSkipsEmptySlots) {
   expectMatchesReference(ints, inputs);
 }
 
+/// The top-k modes of x scattered back: the indices are in range whatever x.
+std::string topkScattered(const std::string &shape, const std::string &element, int64_t k,
+                          bool flat, const std::string &result) {
+  std::string x = "tensor<" + shape + "x" + element + ">",
+              v = "tensor<" + result + "x" + element + ">", i = "tensor<" + result + "xi64>";
+  return "func.func @main(%x: " + x + ") -> " + x + " {\n  %v, %i = spectral.topk_modes %x k " +
+         std::to_string(k) + (flat ? " flat" : "") + " : " + x +
+         "\n  %y = spectral.scatter %v, %i : " + v + ", " + i + " -> " + x + "\n  return %y : " +
+         x + "\n}\n";
+}
+
+// The scatter units are phased on the host (sparse.cuh): the slots in order
+// give the bytes scatter_into's rounds give, per row, over rows of several
+// tiles and flat.
+TEST(SparseCodegen, ScatterPhasedMatchesFibers) {
+  expectPhasedMatchesFibers({topkScattered("4x37", "f32", 5, false, "4x5"),
+                             topkScattered("2x3000", "complex<f64>", 300, false, "2x300"),
+                             topkScattered("3x40", "f64", 20, true, "20")},
+                            2);
+}
+
 TEST(SparseCodegen, ScatterOutOfRangeFailsTheRun) {
   std::string source =
       graph("%v: tensor<2x3xf32>, %i: tensor<2x3xi64>", "tensor<2x4xf32>",
