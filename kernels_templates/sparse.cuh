@@ -7,9 +7,11 @@
 // (see report_bad_index) and treated like -1, so the host can fail the op with
 // the position instead of reading out of bounds.
 //
-// Scatter is deterministic: every dense element is owned by one thread, which
-// adds the values aimed at it in slot order (j ascending), exactly the order
-// of a sequential loop, so float results do not depend on scheduling. When the
+// Scatter is deterministic: the values aimed at a dense element are added in
+// slot order (j ascending), exactly the order of a sequential loop, so float
+// results do not depend on scheduling (scatter_into's rounds on a GPU, the
+// slots in turn in a phased host call, one element per thread in
+// scatter_sorted). When the
 // indices ascend (empty slots last, as topk and the sparse ops produce them)
 // SortedScatterLoad / SortedGatherStore fuse the scatter into a consumer's
 // loads and the gather into a producer's stores (e.g. an FFT's).
@@ -222,7 +224,8 @@ struct InTileOrder {
 /// scatter_into. Every block reads all k indices of its row, so the cost is
 /// k x (tiles per row): right for rows of a few tiles (the FNO's k modes per
 /// row); a flat scatter of many sorted entries is cheaper through
-/// scatter_sorted. blockDim = (THREADS, 1, 1).
+/// scatter_sorted. blockDim = (THREADS, 1, 1). A phased host call takes a
+/// tile's slots in turn (scatter_into_phased).
 template <int THREADS, int TILE, typename V, typename Values, typename Store>
 __device__ void scatter(const long long* __restrict__ indices, long long rows, long long k,
                         long long row_length, Values values, Store store,

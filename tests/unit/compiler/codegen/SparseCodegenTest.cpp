@@ -191,6 +191,8 @@ TEST(SparseCodegen, ScatterAccumulatesDuplicatesAndSkipsEmptySlots) {
   expectMatchesReference(ints, inputs);
 }
 
+std::string fusedScatter();
+
 /// The top-k modes of x scattered back: the indices are in range whatever x.
 std::string topkScattered(const std::string &shape, const std::string &element, int64_t k,
                           bool flat, const std::string &result) {
@@ -202,10 +204,25 @@ std::string topkScattered(const std::string &shape, const std::string &element, 
          x + "\n}\n";
 }
 
+/// A scatter of `values` slots per row into rows of `length`, its indices
+/// random inputs (in [0, 10): valid, and many slots aimed at one element).
+std::string randomScatter(const std::string &rows, int64_t slots, int64_t length,
+                          const std::string &element) {
+  std::string v = "tensor<" + rows + "x" + std::to_string(slots) + "x" + element + ">",
+              i = "tensor<" + rows + "x" + std::to_string(slots) + "xi64>",
+              out = "tensor<" + rows + "x" + std::to_string(length) + "x" + element + ">";
+  return graph("%v: " + v + ", %i: " + i, out,
+               "spectral.scatter %v, %i : " + v + ", " + i + " -> " + out);
+}
+
 // The scatter units are phased on the host (sparse.cuh): the slots in order
-// give the bytes scatter_into's rounds give, per row, over rows of several
-// tiles and flat.
+// give the bytes scatter_into's rounds give: many slots per element over
+// several rounds of 256 slots (another order rounds differently), rows of
+// several tiles, a fused prologue, the top-k's modes per row and flat.
 TEST(SparseCodegen, ScatterPhasedMatchesFibers) {
+  expectPhasedMatchesFibers({randomScatter("3", 600, 10, "f32"),
+                             randomScatter("2", 700, 3000, "complex<f64>"),
+                             randomScatter("4", 5, 12, "f64"), fusedScatter()});
   expectPhasedMatchesFibers({topkScattered("4x37", "f32", 5, false, "4x5"),
                              topkScattered("2x3000", "complex<f64>", 300, false, "2x300"),
                              topkScattered("3x40", "f64", 20, true, "20")},
