@@ -26,8 +26,10 @@
 // One flat block of THREADS threads per image (grid.x = images). Shared
 // memory: complex2d_shared_bytes.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: fft2_topk_block, fft2_gather_block and scatter_ifft2_block have a
+// phased form (host_emulation.h, "Phased kernels"): the rows V at once, a
+// lane each, then the columns V at once (fft_lines: fft_shared's stages),
+// topk_row_phased, the slots in turn, scatter_into_phased.
 #pragma once
 
 #include "fft_stockham.cuh"
@@ -111,6 +113,60 @@ __device__ void ifft2_from_columns(cplx<T>* shared, const cplx<T>* __restrict__ 
   });
 }
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// This OS thread's two buffers of lines for the phased forms (fft_lines
+/// reads one and writes the other), long enough for rows and columns.
+template <int H, int W, typename T>
+using Complex2DLines = LinesOf<(H > W ? H : W), T>;
+
+/// fft2_into_columns by one caller (a phased host call): V rows at once, a
+/// lane each (the last again past H), into the columns, then the columns.
+template <int H, int W, typename T, typename Load>
+__forceinline__ void fft2_into_columns_phased(cplx<T>* columns,
+                                              const cplx<T>* __restrict__ twiddles_w,
+                                              const cplx<T>* __restrict__ twiddles_h, Load load) {
+  using L = ::spectral_host::wide_lanes<T>;
+  constexpr int V = L::size;
+  const int image = blockIdx.x;
+  auto& [lines, other] = Complex2DLines<H, W, T>::here();
+  for (int r0 = 0; r0 < H; r0 += V) {
+    for (int c = 0; c < W; ++c)
+      for (int l = 0; l < V; ++l) {
+        const int r = r0 + l < H ? r0 + l : H - 1;
+        set_lane(lines[c], l, load(image, r, c));
+      }
+    const cplx<L>* z = fft_lines<W, true>(lines, other, twiddles_w);
+    for (int l = 0; l < V && r0 + l < H; ++l)
+      for (int c = 0; c < W; ++c) columns[c * H + r0 + l] = lane_of(z[c], l);
+  }
+  columns_phased<H, W, true>(columns, lines, other, twiddles_h);
+}
+
+/// ifft2_from_columns by one caller: the columns V at once, then V rows at
+/// once, each output to store(image, r, c, value).
+template <int H, int W, typename T, typename Store>
+__forceinline__ void ifft2_from_columns_phased(cplx<T>* columns,
+                                               const cplx<T>* __restrict__ twiddles_w,
+                                               const cplx<T>* __restrict__ twiddles_h,
+                                               Store store) {
+  using L = ::spectral_host::wide_lanes<T>;
+  constexpr int V = L::size;
+  const int image = blockIdx.x;
+  auto& [lines, other] = Complex2DLines<H, W, T>::here();
+  columns_phased<H, W, false>(columns, lines, other, twiddles_h);
+  for (int r0 = 0; r0 < H; r0 += V) {
+    for (int c = 0; c < W; ++c)
+      for (int l = 0; l < V; ++l) {
+        const int r = r0 + l < H ? r0 + l : H - 1;
+        set_lane(lines[c], l, columns[c * H + r]);
+      }
+    const cplx<L>* x = fft_lines<W, false>(lines, other, twiddles_w);
+    for (int l = 0; l < V && r0 + l < H; ++l)
+      for (int c = 0; c < W; ++c) store(image, r0 + l, c, lane_of(x[c], l));
+  }
+}
+#endif
+
 /// Bin i (flat, r * W + c) of the spectrum in columns, scaled, ranked by
 /// the dialect's magnitude.
 template <int H, int W, typename T>
@@ -132,6 +188,17 @@ template <int H, int W, int THREADS, typename T, typename Load, typename Store>
 __device__ void fft2_topk_block(cplx<T>* shared, const cplx<T>* __restrict__ twiddles_w,
                                 const cplx<T>* __restrict__ twiddles_h, T factor, long long k,
                                 Load load, Store store) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    // The keys cached (a magnitude is a hypot): read once, not once per digit pass.
+    using Mode = spectral_sparse::ByMagnitude<cplx<T>>;
+    static thread_local spectral_sparse::KeyOf<Mode> keys[H * W];
+    fft2_into_columns_phased<H, W>(shared, twiddles_w, twiddles_h, load);
+    spectral_sparse::topk_row_phased<true, Mode>(blockIdx.x, (long long)H * W, k, keys,
+                                                 SpectrumModes<H, W, T>{shared, factor}, store);
+    return;
+  }
+#endif
   fft2_into_columns<H, W, THREADS>(shared, twiddles_w, twiddles_h, load);
   spectral_sparse::topk_row<THREADS, false, spectral_sparse::ByMagnitude<cplx<T>>>(
       blockIdx.x, (long long)H * W, k, nullptr, SpectrumModes<H, W, T>{shared, factor}, store);
@@ -157,9 +224,18 @@ __device__ void fft2_gather_block(cplx<T>* shared, const cplx<T>* __restrict__ t
                                   const cplx<T>* __restrict__ twiddles_h, T factor,
                                   const long long* __restrict__ indices, long long k, Load load,
                                   Store store, unsigned long long* error) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  const bool whole = ::spectral_host::take_whole_block();  // a phased call: the slots in turn
+  if (whole)
+    fft2_into_columns_phased<H, W>(shared, twiddles_w, twiddles_h, load);
+  else
+    fft2_into_columns<H, W, THREADS>(shared, twiddles_w, twiddles_h, load);
+#else
+  const bool whole = false;
   fft2_into_columns<H, W, THREADS>(shared, twiddles_w, twiddles_h, load);
+#endif
   const long long image = blockIdx.x;
-  for (long long j = threadIdx.x; j < k; j += THREADS) {
+  for (long long j = whole ? 0 : threadIdx.x; j < k; j += whole ? 1 : THREADS) {
     const long long index = indices[image * k + j];
     cplx<T> value = make_cplx<T>(T(0), T(0));
     if (index >= 0 && index < (long long)H * W)
@@ -181,6 +257,16 @@ __device__ void scatter_ifft2_block(cplx<T>* shared, const long long* __restrict
                                     const cplx<T>* __restrict__ twiddles_h, Values values,
                                     Store store, unsigned long long* error) {
   cplx<T>* columns = shared;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (int e = 0; e < H * W; ++e) columns[e] = make_cplx<T>(T(0), T(0));
+    spectral_sparse::scatter_into_phased(indices, blockIdx.x, k, (long long)H * W, 0,
+                                         (long long)H * W, values, columns, InColumns<H, W>{},
+                                         error);
+    ifft2_from_columns_phased<H, W>(shared, twiddles_w, twiddles_h, store);
+    return;
+  }
+#endif
   auto* owner = reinterpret_cast<unsigned long long*>(shared + H * W);  // where the rows go later
   for (int e = threadIdx.x; e < H * W; e += THREADS) {
     columns[e] = make_cplx<T>(T(0), T(0));

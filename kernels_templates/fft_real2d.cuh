@@ -64,25 +64,6 @@ struct KeptColumns {
 /// reads one and writes the other), long enough for rows and columns.
 template <int H, int W, typename T>
 using Real2DLines = LinesOf<(H > W / 2 ? H : W / 2), T>;
-
-/// The phased forms' column transforms: the KW columns of `columns` (column
-/// k at k * H), V at once, a lane each (the last again past KW), in place;
-/// `lines` and `other` hold H entries each.
-template <int H, int KW, bool FORWARD, typename T, typename L>
-__forceinline__ void real2d_columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* other,
-                                           const cplx<T>* __restrict__ twiddles_h) {
-  constexpr int V = L::size;
-  for (int k0 = 0; k0 < KW; k0 += V) {
-    for (int r = 0; r < H; ++r)
-      for (int l = 0; l < V; ++l) {
-        const int k = k0 + l < KW ? k0 + l : KW - 1;
-        set_lane(lines[r], l, columns[k * H + r]);
-      }
-    const cplx<L>* y = fft_lines<H, FORWARD>(lines, other, twiddles_h);
-    for (int l = 0; l < V && k0 + l < KW; ++l)
-      for (int r = 0; r < H; ++r) columns[(k0 + l) * H + r] = lane_of(y[r], l);
-  }
-}
 #endif
 
 /// The forward transform of image blockIdx.x: load(image, r, c) gives the
@@ -119,7 +100,7 @@ __device__ void rfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_tw
         for (int l = 0; l < V && r0 + l < H; ++l) columns[k * H + r0 + l] = lane_of(bin, l);
       }
     }
-    real2d_columns_phased<H, KW, true>(columns, lines, other, twiddles_h);
+    columns_phased<H, KW, true>(columns, lines, other, twiddles_h);
     for (int e = 0; e < Store::ELEMENTS; ++e) store(image, e);
     return;
   }
@@ -165,7 +146,7 @@ __device__ void irfft2_block(cplx<T>* shared, const cplx<T>* __restrict__ half_t
       columns[k * H + r] = load(image, r, k);
     }
     auto& [lines, other] = Real2DLines<H, W, T>::here();
-    real2d_columns_phased<H, KW, false>(columns, lines, other, twiddles_h);
+    columns_phased<H, KW, false>(columns, lines, other, twiddles_h);
     for (int r0 = 0; r0 < H; r0 += V) {  // V rows at once, a lane each (the last again past H)
       for (int k = 0; k < HALF; ++k)
         for (int l = 0; l < V; ++l) {

@@ -312,6 +312,26 @@ struct LinesOf {
   }
 };
 
+/// The phased forms' column transforms of a block's image: the COLUMNS
+/// columns of `columns` (column k at k * H), V at once, a lane each (the
+/// last again past COLUMNS), in place; `lines` and `other` hold H entries
+/// each.
+template <int H, int COLUMNS, bool FORWARD, typename T, typename L>
+__forceinline__ void columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* other,
+                                    const cplx<T>* __restrict__ twiddles_h) {
+  constexpr int V = L::size;
+  for (int k0 = 0; k0 < COLUMNS; k0 += V) {
+    for (int r = 0; r < H; ++r)
+      for (int l = 0; l < V; ++l) {
+        const int k = k0 + l < COLUMNS ? k0 + l : COLUMNS - 1;
+        set_lane(lines[r], l, columns[k * H + r]);
+      }
+    const cplx<L>* y = fft_lines<H, FORWARD>(lines, other, twiddles_h);
+    for (int l = 0; l < V && k0 + l < COLUMNS; ++l)
+      for (int r = 0; r < H; ++r) columns[(k0 + l) * H + r] = lane_of(y[r], l);
+  }
+}
+
 /// Whether F says where its elements are: address(batch, i), a batch's part
 /// plus an element's (so batches whose element 0 are neighbours are so at
 /// every element); a Load reads its value from there unchanged.

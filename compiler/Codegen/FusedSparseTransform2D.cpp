@@ -89,7 +89,8 @@ struct ImageKernel {
                           ", \"shared memory as fusion counts it\");\n" + body;
     KernelSource unit = boundedUnit("fft_complex2d.cuh", entry, int(chain.shape.threads),
                                     llvm::join(params, ", "), checked,
-                                    includes + "\nnamespace {\n" + definitions + functors +
+                                    "SPECTRAL_HOST_PHASED;  // the body is one phased call\n" +
+                                        includes + "\nnamespace {\n" + definitions + functors +
                                         "}  // namespace\n\n");
     ProgramBuilder &builder = context.builder;
     int kernel = builder.addKernel(unit, where, bytesRead + tableBytes, bytesWritten);

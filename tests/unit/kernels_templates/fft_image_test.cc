@@ -80,6 +80,7 @@ std::map<std::string, std::string> unit_values(const ImageCase& c, const std::st
 const char* const kPrelude =
     "#include \"common.cuh\"\n"
     "#include \"fft_complex2d.cuh\"\n"
+    "SPECTRAL_HOST_PHASED;\n"  // as codegen's: the host runs a block per call
     "using spectral_fft::cplx;\n";
 
 /// A unit of `text` (its entry named $E, after `entry`) with the

@@ -360,6 +360,57 @@ TEST(FusedSparse, GatherAndScatterReadComputedOperands) {
   EXPECT_EQ(expectMatchesReference(fusedScatter(), inputs), 1);
 }
 
+/// An image transform of [images, h, w] with a top-k, a gather or a scatter
+/// of its modes in one fft_complex2d.cuh kernel.
+std::string imageTopk(int64_t images, int64_t h, int64_t w, const std::string &element,
+                      int64_t k) {
+  std::string x = "tensor<" + std::to_string(images) + "x" + std::to_string(h) + "x" +
+                  std::to_string(w) + "x" + element + ">",
+              rows = "tensor<" + std::to_string(images) + "x" + std::to_string(h * w) + "x" +
+                     element + ">",
+              v = "tensor<" + std::to_string(images) + "x" + std::to_string(k) + "x" + element +
+                  ">",
+              i = "tensor<" + std::to_string(images) + "x" + std::to_string(k) + "xi64>";
+  return fusion({x}, {v, i},
+                "    %s = spectral.fft %a axes [1, 2] norm ortho : " + x + "\n"
+                "    %r = spectral.reshape %s : " + x + " -> " + rows + "\n"
+                "    %v, %i = spectral.topk_modes %r k " + std::to_string(k) + " : " + rows + "\n"
+                "    spectral.yield %v, %i : " + v + ", " + i);
+}
+std::string imageGather() {
+  return fusion({"tensor<3x6x10xcomplex<f64>>", "tensor<3x7xi64>"}, {"tensor<3x7xcomplex<f64>>"},
+                "    %s = spectral.fft %a axes [1, 2] : tensor<3x6x10xcomplex<f64>>\n"
+                "    %r = spectral.reshape %s : tensor<3x6x10xcomplex<f64>> -> "
+                "tensor<3x60xcomplex<f64>>\n"
+                "    %g = spectral.gather %r[%b] : tensor<3x60xcomplex<f64>>, tensor<3x7xi64>\n"
+                "    spectral.yield %g : tensor<3x7xcomplex<f64>>");
+}
+std::string imageScatter(int64_t images, int64_t h, int64_t w, int64_t k) {
+  std::string n = std::to_string(images), hw = std::to_string(h * w), kk = std::to_string(k);
+  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) +
+                      "xcomplex<f32>>",
+              rows = "tensor<" + n + "x" + hw + "xcomplex<f32>>",
+              v = "tensor<" + n + "x" + kk + "xcomplex<f32>>", i = "tensor<" + n + "x" + kk + "xi64>";
+  return fusion({v, i}, {image},
+                "    %d = spectral.scatter %a, %b : " + v + ", " + i + " -> " + rows + "\n"
+                "    %g = spectral.reshape %d : " + rows + " -> " + image + "\n"
+                "    %y = spectral.ifft %g axes [1, 2] : " + image + "\n"
+                "    spectral.yield %y : " + image);
+}
+
+// The image transforms with a top-k, gather or scatter of their modes are
+// phased on the host (fft_complex2d.cuh): rows and columns a SIMD width at
+// once, the top-k, the slots and the scatter's sums by one caller, the bytes
+// the block's threads give. Images of full and partial groups of rows, one
+// row, odd lengths; random indices in [0, 10) for the gather and scatter
+// (slots repeat, several rounds of them for k = 300).
+TEST(FusedSparse, ImageTransformsPhasedMatchFibers) {
+  expectPhasedMatchesFibers({imageTopk(4, 8, 8, "complex<f32>", 5),
+                             imageTopk(2, 7, 9, "complex<f64>", 63),
+                             imageTopk(3, 1, 64, "complex<f32>", 4), imageGather(),
+                             imageScatter(4, 8, 8, 5), imageScatter(2, 12, 10, 300)});
+}
+
 TEST(FusedSparse, ConstantOperandsReadNoBuffersOrGetOne) {
   // The dense side computed from a splat alone (no buffer to read), constant
   // indices (a constant buffer).
