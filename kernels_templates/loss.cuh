@@ -11,8 +11,9 @@
 // order, then the norm and the clipping scale min(1, max_norm / norm).
 //
 // Host: cross_entropy_rows has a phased form (host_emulation.h, "Phased
-// kernels"), through softmax.cuh's row_max_sum_phased; the norm's two passes
-// have none yet: kernels with their barriers run their CUDA threads as fibers.
+// kernels"), through softmax.cuh's row_max_sum_phased; so do the norm's two
+// passes, through reduce.cuh's block_sum (each thread's fold in turn, then
+// row_reduce's tree as loops).
 #pragma once
 
 #include "fft_complex.cuh"
@@ -82,10 +83,11 @@ __device__ void norm_partials(const TensorRef<T>* __restrict__ tensors, A* __res
   const TensorRef<T> tensor = tensors[blockIdx.x];
   const long long chunks = gridDim.y, step = chunks * BLOCK;
   Sum<A> op;
-  A acc = fold_strided(op.identity(), (long long)blockIdx.y * BLOCK + threadIdx.x, tensor.count,
-                       step, op, [&](long long i) { return A(magnitude2(tensor.data[i])); });
-  acc = row_reduce<BLOCK, 1>(acc, op);
-  if (threadIdx.x == 0) partials[blockIdx.x * chunks + blockIdx.y] = acc;
+  const A acc = block_sum<BLOCK, A>([&](int t) {
+    return fold_strided(op.identity(), (long long)blockIdx.y * BLOCK + t, tensor.count, step, op,
+                        [&](long long i) { return A(magnitude2(tensor.data[i])); });
+  });
+  if (threadIdx.x == 0) partials[blockIdx.x * chunks + blockIdx.y] = acc;  // a phased call's too
 }
 
 /// The clipping factor: min(1, max_norm / norm); 1 for a zero norm, NaN
@@ -106,10 +108,11 @@ __device__ void norm_final(int tensors, int chunks, const A* __restrict__ partia
   A total = A(0);  // thread 0's, in tensor order
   for (int t = 0; t < tensors; ++t) {
     const A* part = partials + (long long)t * chunks;
-    A acc = fold_strided(op.identity(), (long long)threadIdx.x, (long long)chunks, BLOCK, op,
-                         [&](long long c) { return part[c]; });
-    acc = row_reduce<BLOCK, 1>(acc, op);
-    if (threadIdx.x == 0) {
+    const A acc = block_sum<BLOCK, A>([&](int thread) {
+      return fold_strided(op.identity(), (long long)thread, (long long)chunks, BLOCK, op,
+                          [&](long long c) { return part[c]; });
+    });
+    if (threadIdx.x == 0) {  // a phased call's too
       store(2LL + t, acc);
       total += acc;
     }

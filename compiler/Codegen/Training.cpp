@@ -267,6 +267,11 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
 /// (to be measured on a GPU).
 constexpr int64_t kOneBlockClip = int64_t(1) << 14;
 
+/// Before the prelude of the clip's units that reduce over a block: their
+/// stages go through reduce.cuh's block_sum, block_barrier and
+/// block_threads, so the host runs a block per call (host_emulation.h).
+const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
+
 llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   ProgramBuilder &builder = context.builder;
   auto inputs = op.getInputs();
@@ -318,9 +323,9 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     for (size_t i = 0; i < tensors; ++i) {
       std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
       params += "const " + t + "* __restrict__ " + x + ", " + t + "* __restrict__ " + y + ", ";
-      sums += "  for (long long i = threadIdx.x; i < " + lit(reals[i]) + "; i += " +
+      sums += "    for (long long i = t; i < " + lit(reals[i]) + "; i += " +
               std::to_string(kThreads) + ") acc += (double)" + x + "[i] * (double)" + x + "[i];\n";
-      scaling += "  for (long long i = threadIdx.x; i < " + lit(reals[i]) + "; i += " +
+      scaling += "    for (long long i = t; i < " + lit(reals[i]) + "; i += " +
                  std::to_string(kThreads) + ") " + y + "[i] = (" + t + ")((double)" + x +
                  "[i] * s);\n";
       args.push_back(StepArg::of_buffer(in[i]));
@@ -330,16 +335,22 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     params += n + "* __restrict__ norm, double max_norm";
     args.push_back(StepArg::of_buffer(norm));
     args.push_back(StepArg::f64(op.getMaxNorm().convertToDouble()));
+    // Phased on the host: each stage a loop over the threads (reduce.cuh's
+    // block_sum, block_barrier, block_threads); on a GPU the same code.
+    std::string block = std::to_string(kThreads);
     std::string body =
-        "  SPECTRAL_DYNAMIC_SHARED(double, shared);\n  double acc = 0;\n" + sums +
-        "  acc = spectral_reduce::row_reduce<" + std::to_string(kThreads) +
-        ", 1>(acc, spectral_reduce::Sum<double>{});\n"
-        "  if (threadIdx.x == 0) {\n    const double value = sqrt(acc);\n    *norm = (" + n +
-        ")value;\n    shared[0] = value > max_norm ? max_norm / value : 1.0;  // 1 for NaN\n  }\n"
-        "  __syncthreads();  // every thread reads the scale\n  const double s = shared[0];\n" +
-        scaling;
+        "  SPECTRAL_DYNAMIC_SHARED(double, shared);\n"
+        "  const double acc = spectral_reduce::block_sum<" + block + ", double>([&](int t) {\n"
+        "    double acc = 0;\n" + sums + "    return acc;\n  });\n"
+        "  if (threadIdx.x == 0) {  // a phased call's too\n    const double value = sqrt(acc);\n"
+        "    *norm = (" + n + ")value;\n"
+        "    shared[0] = value > max_norm ? max_norm / value : 1.0;  // 1 for NaN\n  }\n"
+        "  spectral_reduce::block_barrier();  // every thread reads the scale\n"
+        "  const double s = shared[0];\n"
+        "  spectral_reduce::block_threads<" + block + ">([&](int t) {\n" + scaling + "  });\n";
     std::string entry = "clip_one_block" + inputNames;
-    int kernel = builder.addKernel(boundedUnit("reduce.cuh", entry, kThreads, params, body),
+    int kernel = builder.addKernel(boundedUnit("reduce.cuh", entry, kThreads, params, body,
+                                               kPhased),
                                    description, inBytes, outBytes + bytesOf(context, norm));
     builder.launch(kernel, {1, 1, 1}, {kThreads, 1, 1}, 8, std::move(args), description);
     return llvm::Error::success();
@@ -360,11 +371,13 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   params += "double* __restrict__ partials";
   args.push_back(StepArg::of_buffer(partials));
   std::string body = "  __shared__ spectral_reduce::TensorRef<" + t + "> tensors[" +
-                     std::to_string(tensors) + "];\n  if (threadIdx.x == 0) {\n" + table +
-                     "  }\n  __syncthreads();\n  spectral_reduce::norm_partials<" +
-                     std::to_string(kThreads) + ", double>(tensors, partials);\n";
+                     std::to_string(tensors) + "];\n  if (threadIdx.x == 0) {  // a phased call's too\n" +
+                     table + "  }\n  spectral_reduce::block_barrier();\n"
+                     "  spectral_reduce::norm_partials<" + std::to_string(kThreads) +
+                     ", double>(tensors, partials);\n";
   std::string entry = "clip_norm_partials" + inputNames;
-  int kernel = builder.addKernel(boundedUnit("loss.cuh", entry, kThreads, params, body),
+  int kernel = builder.addKernel(boundedUnit("loss.cuh", entry, kThreads, params, body,
+                                             kPhased),
                                  description, inBytes, int64_t(tensors) * chunks * 8);
   builder.launch(kernel, {uint32_t(tensors), uint32_t(chunks), 1}, {kThreads, 1, 1}, 0,
                  std::move(args), description);
@@ -372,7 +385,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   // 2. The norm and the scale, by one block.
   std::string n = cppType(normType);
   std::string prelude =
-      "namespace {\n"
+      kPhased + "namespace {\n"
       "/// Keeps store(0, norm): the norm, and the dialect's scale (1 for a NaN norm).\n"
       "template <typename N>\n"
       "struct ClipStore {\n"

@@ -153,6 +153,7 @@ KernelSource norm_partials_unit(const std::string& type) {
   std::map<std::string, std::string> values = values_for(type);
   values["$BLOCK"] = std::to_string(kGridBlock);
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void norm_partials_$NAME(const TensorRef<$TYPE>* tensors,
     $TYPE* partials) {
   norm_partials<$BLOCK, $TYPE>(tensors, partials);
@@ -165,6 +166,7 @@ KernelSource norm_final_unit(const std::string& type) {
   std::map<std::string, std::string> values = values_for(type);
   values["$BLOCK"] = std::to_string(kGridBlock);
   return unit(R"(
+SPECTRAL_HOST_PHASED;
 extern "C" __global__ void norm_final_$NAME(int tensors, int chunks, const $TYPE* partials,
     $TYPE max_norm, $TYPE* out) {
   norm_final<$BLOCK, $TYPE>(tensors, chunks, partials, max_norm, FlatStore<$TYPE>{out});

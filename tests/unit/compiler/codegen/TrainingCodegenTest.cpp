@@ -138,6 +138,17 @@ TEST(TrainingCodegen, ClipGlobalNormAboveAndBelowMaxNorm) {
   expectMatchesReference(clip(many, "f64", "1.0"));
 }
 
+// The clip's reductions over a block are phased on the host (block_sum,
+// block_barrier, block_threads): the bytes the block's threads give, in the
+// one-block form and in the partial sums and the norm of the three-launch one.
+TEST(TrainingCodegen, ClipPhasedMatchesFibers) {
+  expectPhasedMatchesFibers({clip({"64x64xf32", "128xcomplex<f32>"}, "f32", "1.0"),
+                             clip({"7xf64", "3x3xcomplex<f64>", "5000xf64"}, "f64", "1.0e+03")});
+  expectPhasedMatchesFibers({clip({"300x300xf32", "128xcomplex<f32>"}, "f32", "1.0"),
+                             clip({"70000xf64", "3xf64"}, "f64", "1.0e+06")},
+                            2);
+}
+
 // ---- The GPU gate --------------------------------------------------------------------
 
 // ---- fused gradients -------------------------------------------------------------------
