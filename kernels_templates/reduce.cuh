@@ -24,7 +24,8 @@
 // (host_emulation.h, "Phased kernels"): each thread's fold in turn, then
 // row_reduce's shuffle tree as loops (row_reduce_phased), the same operations
 // on the same operands. So do the block programs' block_threads,
-// block_barrier and block_sum (below).
+// block_barrier and block_sum, and the row programs' block_rows and
+// block_row_reduce (below).
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
@@ -316,6 +317,35 @@ __device__ __forceinline__ void block_threads(Body body) {
   }
 #endif
   body(int(threadIdx.x));
+}
+
+/// body(y) for this thread's block row, y = threadIdx.y; in a phased host
+/// call, body(y) for y = 0 .. ROWS - 1 in turn (so a row's stages must not
+/// read another row's results).
+template <int ROWS, typename Body>
+__device__ __forceinline__ void block_rows(Body body) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    for (int y = 0; y < ROWS; ++y) body(y);
+    return;
+  }
+#endif
+  body(int(threadIdx.y));
+}
+
+/// op over the BLOCK_X threads of this block row of total(x), thread x's
+/// share, by row_reduce's tree (row_reduce_phased in a phased host call);
+/// every thread of the row gets it. Every thread of the block calls it.
+template <int BLOCK_X, int ROWS, typename V, typename Op, typename Total>
+__device__ __forceinline__ V block_row_reduce(Op op, Total total) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) {
+    V values[BLOCK_X];
+    for (int x = 0; x < BLOCK_X; ++x) values[x] = total(x);
+    return row_reduce_phased<BLOCK_X>(values, op);
+  }
+#endif
+  return row_reduce<BLOCK_X, ROWS>(total(int(threadIdx.x)), op);
 }
 
 /// __syncthreads(), but for a phased host call, whose stages run in order.

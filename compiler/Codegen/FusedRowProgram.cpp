@@ -113,7 +113,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
               "*>(smem + " + str(sharedBytes) + ");\n";
     sharedBytes += (rowsPerBlock * 8 + 15) / 16 * 16;
     leaves[r] = {"RowScalar<" + type + ">",
-                 "RowScalar<" + type + ">{reduced" + str(int64_t(k)) + " + threadIdx.y}"};
+                 "RowScalar<" + type + ">{reduced" + str(int64_t(k)) + " + y}"};
     accessors.push_back({r, leaves[r].accessor});
   }
   std::vector<std::string> params;
@@ -153,11 +153,11 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
         shared += "  " + type + "* " + cache + " = reinterpret_cast<" + type + "*>(smem + " +
                   str(sharedBytes) + ");\n";
         sharedBytes += (bytes + 15) / 16 * 16;
-        copies += "      " + cache + "[threadIdx.y * " + str(columns) + " + c] = " + name +
-                  "[row * " + str(columns) + " + c];\n";
+        copies += "        " + cache + "[y * " + str(columns) + " + c] = " + name + "[row * " +
+                  str(columns) + " + c];\n";
         cachedBytes += bytes;
-        leaves[operand] = {"RowInShared<" + type + ">", "RowInShared<" + type + ">{" + cache +
-                                                            " + threadIdx.y * " + str(columns) + "}"};
+        leaves[operand] = {"RowInShared<" + type + ">",
+                           "RowInShared<" + type + ">{" + cache + " + y * " + str(columns) + "}"};
         accessors.push_back({operand, leaves[operand].accessor});
       } else {
         leaves[operand] = {"", name};
@@ -190,16 +190,18 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     std::string init, type = cppType(dtypeOf(reduction->getResult(0).getType()));
     std::optional<FusedGroup> group = render({reduction->getOperand(0)}, "Stage", &init);
     if (!group) return false;
-    stages += "  {  // " + CodegenContext::describe(reduction) + "\n    const auto g = " + init +
-              ";\n    const auto op = " + reduceOp(reduction, type) + ";\n    " + type +
-              " acc = op.identity();\n    if (active)\n      acc = spectral_reduce::fold_strided("
-              "acc, (long long)threadIdx.x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
-              "        const long long i = row * " + c + " + c;\n        return (" + type + ")(" +
-              group->calls[0] + ");\n      });\n"
-              "    acc = spectral_reduce::row_reduce<" + t + ", " + rowsText + ">(acc, op);\n"
-              "    if (active && threadIdx.x == 0) reduced" + str(int64_t(k)) +
-              "[threadIdx.y] = op.finish(acc, " + c +
-              ");\n    __syncthreads();  // the row's other threads read it next\n  }\n";
+    stages += "    {  // " + CodegenContext::describe(reduction) + "\n      const auto g = " + init +
+              ";\n      const auto op = " + reduceOp(reduction, type) + ";\n      const " + type +
+              " acc = spectral_reduce::block_row_reduce<" + t + ", " + rowsText + ", " + type +
+              ">(op, [&](int x) {\n        " + type + " part = op.identity();\n"
+              "        if (active)\n          part = spectral_reduce::fold_strided("
+              "part, (long long)x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
+              "            const long long i = row * " + c + " + c;\n            return (" + type +
+              ")(" + group->calls[0] + ");\n          });\n        return part;\n      });\n"
+              "      if (active && threadIdx.x == 0) reduced" + str(int64_t(k)) +
+              "[y] = op.finish(acc, " + c + ");  // a phased call's too\n"
+              "      spectral_reduce::block_barrier();  // the row's other threads read it next\n"
+              "    }\n";
   }
   std::string init;
   std::optional<FusedGroup> out = render(yielded, "Rows", &init);
@@ -215,29 +217,37 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     (shapeOf(yielded[k]) == rowShape ? rowWrites : scalarWrites) +=
         "      " + name + "[i] = " + out->calls[k] + ";\n";
   }
-  stages += "  if (active) {\n    const auto g = " + init + ";\n";
+  stages += "    if (active) {\n      const auto g = " + init + ";\n";
   if (!rowWrites.empty())
-    stages += "    for (long long c = threadIdx.x; c < " + c + "; c += " + t +
-              ") {\n      const long long i = row * " + c + " + c;\n" + rowWrites + "    }\n";
+    stages += "      spectral_reduce::block_threads<" + t + ">([&](int x) {\n"
+              "        for (long long c = x; c < " + c + "; c += " + t + ") {\n"
+              "          const long long i = row * " + c + " + c;\n" + rowWrites + "        }\n"
+              "      });\n";
   if (!scalarWrites.empty())
-    stages += "    if (threadIdx.x == 0) {\n      const long long i = row;\n" + scalarWrites + "    }\n";
-  stages += "  }\n";
+    stages += "      if (threadIdx.x == 0) {  // a phased call's too\n"
+              "        const long long i = row;\n" + scalarWrites + "      }\n";
+  stages += "    }\n";
 
-  std::string body = shared + "  const long long row = (long long)blockIdx.x * " + rowsText +
-                     " + threadIdx.y;\n  const bool active = row < " + str(rows) + ";\n";
+  // Each block row's stages, in turn in a phased host call (reduce.cuh's
+  // block_rows, block_row_reduce, block_threads and block_barrier).
+  std::string body = shared + "  spectral_reduce::block_rows<" + rowsText + ">([&](int y) {\n"
+                     "    const long long row = (long long)blockIdx.x * " + rowsText + " + y;\n"
+                     "    const bool active = row < " + str(rows) + ";\n";
   // No barrier after the copy: every stage reads a cached row at the column
   // it computes, in the same strided loop, so each thread reads back only
   // what it copied itself.
   if (!copies.empty())
-    body += "  if (active)\n    for (long long c = threadIdx.x; c < " + c + "; c += " + t +
-            ") {\n" + copies + "    }\n";
-  body += stages;
+    body += "    spectral_reduce::block_threads<" + t + ">([&](int x) {\n      if (active)\n"
+            "        for (long long c = x; c < " + c + "; c += " + t + ") {\n" + copies +
+            "        }\n    });\n";
+  body += stages + "  });\n";
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());
   // Named after everything the kernel computes, not one stage.
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
                       textDigest(definitions + body);
   std::string prelude =
-      "#include \"elementwise.cuh\"\n\nnamespace {\n"
+      "#include \"elementwise.cuh\"\n"
+      "SPECTRAL_HOST_PHASED;  // every stage through reduce.cuh's block_* helpers\n\nnamespace {\n"
       "/// One value per row: this block row's, in shared memory (any index of its row).\n"
       "template <typename T>\nstruct RowScalar {\n  const T* value;\n"
       "  __device__ __forceinline__ T operator[](long long) const { return *value; }\n};\n"

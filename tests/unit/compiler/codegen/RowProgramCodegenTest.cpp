@@ -135,6 +135,26 @@ TEST(RowProgram, OtherShapesGoTheirOwnWay) {
             1);
 }
 
+// The row programs are phased on the host (reduce.cuh's block_rows,
+// block_row_reduce, block_threads, block_barrier): the bytes the block's
+// threads give, for a warp per row (rows past the last, one column, 257
+// columns) and a block per row (a tree over warps), cached rows and not.
+TEST(RowProgram, PhasedMatchesFibers) {
+  expectPhasedMatchesFibers({layerNorm({{8}, 768}), layerNorm({{2, 3}, 10}),
+                             layerNorm({{5}, 1000, "f64"}), layerNorm({{3}, 1}),
+                             layerNorm({{4}, 257}), softmaxByHand({{2, 2}, 4096}),
+                             softmaxByHand({{3}, 7, "f64"})});
+  const std::string x = "tensor<2x6000xf64>", s = "tensor<2x1xf64>";
+  expectPhasedMatchesFibers({fusion({x, x}, {x},
+                                    "    %m = spectral.reduce_mean %a axes [1] keepdims : " + x +
+                                        "\n"
+                                        "    %y = spectral.mul %b, %m : " + x + ", " + s + "\n"
+                                        "    %z = spectral.reduce_sum %y axes [1] keepdims : " +
+                                        x + "\n"
+                                        "    %o = spectral.sub %b, %z : " + x + ", " + s + "\n"
+                                        "    spectral.yield %o : " + x)});
+}
+
 class RowProgramNvrtc : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RowProgramNvrtc, UnitsCompileWithoutSpills) {
