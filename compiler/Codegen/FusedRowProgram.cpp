@@ -190,8 +190,8 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     std::string init, type = cppType(dtypeOf(reduction->getResult(0).getType()));
     std::optional<FusedGroup> group = render({reduction->getOperand(0)}, "Stage", &init);
     if (!group) return false;
-    stages += "    {  // " + CodegenContext::describe(reduction) + "\n      const auto g = " + init +
-              ";\n      const auto op = " + reduceOp(reduction, type) + ";\n      const " + type +
+    stages += "    {  // " + CodegenContext::describe(reduction) + "\n      const auto g = " +
+              init + ";\n      const auto op = " + reduceOp(reduction, type) + ";\n      const " + type +
               " acc = spectral_reduce::block_row_reduce<" + t + ", " + rowsText + ", " + type +
               ">(op, [&](int x) {\n        " + type + " part = op.identity();\n"
               "        if (active)\n          part = spectral_reduce::fold_strided("

@@ -371,8 +371,9 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   params += "double* __restrict__ partials";
   args.push_back(StepArg::of_buffer(partials));
   std::string body = "  __shared__ spectral_reduce::TensorRef<" + t + "> tensors[" +
-                     std::to_string(tensors) + "];\n  if (threadIdx.x == 0) {  // a phased call's too\n" +
-                     table + "  }\n  spectral_reduce::block_barrier();\n"
+                     std::to_string(tensors) + "];\n"
+                     "  if (threadIdx.x == 0) {  // a phased call's too\n" + table + "  }\n"
+                     "  spectral_reduce::block_barrier();\n"
                      "  spectral_reduce::norm_partials<" + std::to_string(kThreads) +
                      ", double>(tensors, partials);\n";
   std::string entry = "clip_norm_partials" + inputNames;

@@ -377,20 +377,28 @@ std::string imageTopk(int64_t images, int64_t h, int64_t w, const std::string &e
                 "    %v, %i = spectral.topk_modes %r k " + std::to_string(k) + " : " + rows + "\n"
                 "    spectral.yield %v, %i : " + v + ", " + i);
 }
-std::string imageGather() {
-  return fusion({"tensor<3x6x10xcomplex<f64>>", "tensor<3x7xi64>"}, {"tensor<3x7xcomplex<f64>>"},
-                "    %s = spectral.fft %a axes [1, 2] : tensor<3x6x10xcomplex<f64>>\n"
-                "    %r = spectral.reshape %s : tensor<3x6x10xcomplex<f64>> -> "
-                "tensor<3x60xcomplex<f64>>\n"
-                "    %g = spectral.gather %r[%b] : tensor<3x60xcomplex<f64>>, tensor<3x7xi64>\n"
-                "    spectral.yield %g : tensor<3x7xcomplex<f64>>");
+std::string imageGather(int64_t images, int64_t h, int64_t w, const std::string &element,
+                        int64_t k) {
+  std::string n = std::to_string(images), kk = std::to_string(k);
+  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                      element + ">",
+              rows = "tensor<" + n + "x" + std::to_string(h * w) + "x" + element + ">",
+              i = "tensor<" + n + "x" + kk + "xi64>", out = "tensor<" + n + "x" + kk + "x" +
+                                                          element + ">";
+  return fusion({image, i}, {out},
+                "    %s = spectral.fft %a axes [1, 2] : " + image + "\n"
+                "    %r = spectral.reshape %s : " + image + " -> " + rows + "\n"
+                "    %g = spectral.gather %r[%b] : " + rows + ", " + i + "\n"
+                "    spectral.yield %g : " + out);
 }
-std::string imageScatter(int64_t images, int64_t h, int64_t w, int64_t k) {
-  std::string n = std::to_string(images), hw = std::to_string(h * w), kk = std::to_string(k);
-  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) +
-                      "xcomplex<f32>>",
-              rows = "tensor<" + n + "x" + hw + "xcomplex<f32>>",
-              v = "tensor<" + n + "x" + kk + "xcomplex<f32>>", i = "tensor<" + n + "x" + kk + "xi64>";
+std::string imageScatter(int64_t images, int64_t h, int64_t w, const std::string &element,
+                         int64_t k) {
+  std::string n = std::to_string(images), kk = std::to_string(k);
+  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
+                      element + ">",
+              rows = "tensor<" + n + "x" + std::to_string(h * w) + "x" + element + ">",
+              v = "tensor<" + n + "x" + kk + "x" + element + ">", i = "tensor<" + n + "x" + kk +
+                                                                      "xi64>";
   return fusion({v, i}, {image},
                 "    %d = spectral.scatter %a, %b : " + v + ", " + i + " -> " + rows + "\n"
                 "    %g = spectral.reshape %d : " + rows + " -> " + image + "\n"
@@ -403,12 +411,17 @@ std::string imageScatter(int64_t images, int64_t h, int64_t w, int64_t k) {
 // once, the top-k, the slots and the scatter's sums by one caller, the bytes
 // the block's threads give. Images of full and partial groups of rows, one
 // row, odd lengths; random indices in [0, 10) for the gather and scatter
-// (slots repeat, several rounds of them for k = 300).
+// (slots repeat, several rounds of them for k = 300; empty and bad slots
+// are compared against the reference in FusedSparse tests and lit).
 TEST(FusedSparse, ImageTransformsPhasedMatchFibers) {
   expectPhasedMatchesFibers({imageTopk(4, 8, 8, "complex<f32>", 5),
                              imageTopk(2, 7, 9, "complex<f64>", 63),
-                             imageTopk(3, 1, 64, "complex<f32>", 4), imageGather(),
-                             imageScatter(4, 8, 8, 5), imageScatter(2, 12, 10, 300)});
+                             imageTopk(3, 1, 64, "complex<f32>", 4),
+                             imageGather(3, 6, 10, "complex<f64>", 7),
+                             imageGather(2, 8, 8, "complex<f32>", 70),
+                             imageScatter(4, 8, 8, "complex<f32>", 5),
+                             imageScatter(2, 12, 10, "complex<f32>", 300),
+                             imageScatter(3, 5, 6, "complex<f64>", 50)});
 }
 
 TEST(FusedSparse, ConstantOperandsReadNoBuffersOrGetOne) {
