@@ -24,8 +24,9 @@
 // powers of two >= 2 and >= k1, k2. blockDim = (THREADS, 1, 1), THREADS a
 // multiple of 32.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: sparse_merge_rows has a phased form (host_emulation.h, "Phased
+// kernels"): each of its loops takes every entry in turn (MergeThread), the
+// scans sum in turn; the same sorts, marks, slots and sums in slot order.
 #pragma once
 
 #include "common.cuh"
@@ -146,10 +147,17 @@ __device__ __forceinline__ unsigned long long merge_prefix(const MergeSide& side
   return q < side.size ? side.scan[q] : side.total;
 }
 
+/// The entries a thread takes in the merge's loops: first, first + step, ...
+/// (threadIdx.x and THREADS; 0 and 1 in a phased host call, which takes them
+/// all in turn).
+struct MergeThread {
+  int first, step;
+};
+
 /// One compare-and-swap stage of a bitonic sort of `side` by (key, slot).
-template <int THREADS>
-__device__ __forceinline__ void bitonic_stage(const MergeSide& side, int size, int stride) {
-  for (int i = threadIdx.x; i < side.size; i += THREADS) {
+__device__ __forceinline__ void bitonic_stage(const MergeSide& side, int size, int stride,
+                                              MergeThread me) {
+  for (int i = me.first; i < side.size; i += me.step) {
     const int j = i ^ stride;
     if (j <= i) continue;
     const long long ki = side.key[i], kj = side.key[j];
@@ -166,8 +174,24 @@ __device__ __forceinline__ void bitonic_stage(const MergeSide& side, int size, i
 
 /// Replaces side.scan[0, size) by its exclusive prefix sums and sets
 /// side.total. Every thread of the block calls it; it ends with a barrier.
+/// `whole`: a phased host call, which sums the entries in turn (integers:
+/// the order of the additions does not matter).
 template <int THREADS>
-__device__ void merge_scan(MergeSide& side) {
+__device__ void merge_scan(MergeSide& side, bool whole) {
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (whole) {
+    unsigned long long running = 0;
+    for (int i = 0; i < side.size; ++i) {
+      const unsigned long long value = side.scan[i];
+      side.scan[i] = running;
+      running += value;
+    }
+    side.total = running;
+    return;
+  }
+#else
+  (void)whole;
+#endif
   __shared__ unsigned long long warp_totals[THREADS / 32];
   const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   const int per = (side.size + THREADS - 1) / THREADS;
@@ -200,9 +224,9 @@ __device__ void merge_scan(MergeSide& side) {
 
 /// Marks heads (the first entry of each distinct index) and the heads whose
 /// index `other` holds too.
-template <int THREADS>
-__device__ __forceinline__ void merge_mark(const MergeSide& side, const MergeSide& other) {
-  for (int p = threadIdx.x; p < side.size; p += THREADS) {
+__device__ __forceinline__ void merge_mark(const MergeSide& side, const MergeSide& other,
+                                           MergeThread me) {
+  for (int p = me.first; p < side.size; p += me.step) {
     const long long key = side.key[p];
     const bool head = key != kEmptyKey && (p == 0 || side.key[p - 1] != key);
     bool common = false;
@@ -226,11 +250,10 @@ __device__ __forceinline__ V merge_run_sum(const MergeSide& side, int p, const V
 
 /// Loads one side's indices of a row: key = index (kEmptyKey for -1, for a
 /// bad index and for the padding), slot = position.
-template <int THREADS>
 __device__ __forceinline__ void merge_load(const MergeSide& side, const long long* indices,
                                            long long k, long long position,
-                                           unsigned long long* error) {
-  for (int p = threadIdx.x; p < side.size; p += THREADS) {
+                                           unsigned long long* error, MergeThread me) {
+  for (int p = me.first; p < side.size; p += me.step) {
     long long key = kEmptyKey;
     if (p < k) {
       const long long index = indices[p];
@@ -264,35 +287,44 @@ __device__ void sparse_merge_rows(const V* __restrict__ lhs_values,
   int* slots = reinterpret_cast<int*>(scans + PA + PB);
   MergeSide a{keys, scans, slots, PA, 0}, b{keys + PA, scans + PA, slots + PA, PB, 0};
   const unsigned long long low = 0xffffffffull;
+#if defined(SPECTRAL_HOST_EMULATION)
+  const bool whole = ::spectral_host::take_whole_block();  // a phased call: every entry in turn
+#else
+  constexpr bool whole = false;
+#endif
+  const MergeThread me = whole ? MergeThread{0, 1} : MergeThread{int(threadIdx.x), THREADS};
+  auto barrier = [whole] {
+    if (!whole) __syncthreads();
+  };
 
   for (long long row = blockIdx.x; row < rows; row += gridDim.x) {
     const V* av = lhs_values + row * k1;
     const V* bv = rhs_values + row * k2;
-    merge_load<THREADS>(a, lhs_indices + row * k1, k1, row * k1, error);
-    merge_load<THREADS>(b, rhs_indices + row * k2, k2, rows * k1 + row * k2, error);
-    __syncthreads();
+    merge_load(a, lhs_indices + row * k1, k1, row * k1, error, me);
+    merge_load(b, rhs_indices + row * k2, k2, rows * k1 + row * k2, error, me);
+    barrier();
     for (int size = 2; size <= PMAX; size <<= 1)
       for (int stride = size >> 1; stride > 0; stride >>= 1) {
-        if (size <= PA) bitonic_stage<THREADS>(a, size, stride);
-        if (size <= PB) bitonic_stage<THREADS>(b, size, stride);
-        __syncthreads();
+        if (size <= PA) bitonic_stage(a, size, stride, me);
+        if (size <= PB) bitonic_stage(b, size, stride, me);
+        barrier();
       }
-    merge_mark<THREADS>(a, b);
-    merge_mark<THREADS>(b, a);
-    __syncthreads();
-    merge_scan<THREADS>(a);
-    merge_scan<THREADS>(b);
+    merge_mark(a, b, me);
+    merge_mark(b, a, me);
+    barrier();
+    merge_scan<THREADS>(a, whole);
+    merge_scan<THREADS>(b, whole);
 
     const long long common = (long long)(a.total >> 32);
     const long long count =
         UNION ? (long long)(a.total & low) + (long long)(b.total & low) - common : common;
     V* out_values = values + row * capacity;
     long long* out_indices = indices + row * capacity;
-    for (long long s = count + threadIdx.x; s < capacity; s += THREADS) {
+    for (long long s = count + me.first; s < capacity; s += me.step) {
       out_values[s] = V{};
       out_indices[s] = kEmptySlot;
     }
-    for (int p = threadIdx.x; p < PA; p += THREADS) {
+    for (int p = me.first; p < PA; p += me.step) {
       const unsigned long long here = a.scan[p], flags = merge_prefix(a, p + 1) - here;
       if ((flags & low) == 0) continue;  // not a head
       const long long key = a.key[p];
@@ -311,7 +343,7 @@ __device__ void sparse_merge_rows(const V* __restrict__ lhs_values,
       }
     }
     if (UNION) {
-      for (int q = threadIdx.x; q < PB; q += THREADS) {
+      for (int q = me.first; q < PB; q += me.step) {
         const unsigned long long here = b.scan[q], flags = merge_prefix(b, q + 1) - here;
         if ((flags & low) == 0 || (flags >> 32) != 0) continue;  // not a head, or written above
         const long long key = b.key[q];
@@ -322,7 +354,7 @@ __device__ void sparse_merge_rows(const V* __restrict__ lhs_values,
         out_indices[slot] = key;
       }
     }
-    __syncthreads();  // before the next row reuses the workspace
+    barrier();  // before the next row reuses the workspace
   }
 }
 

@@ -54,7 +54,8 @@ std::string typeName(Value value) {
 }
 
 /// Before the prelude of a unit whose body calls only templates with a phased
-/// form (topk.cuh's, scatter): the host runs a block per call (host_emulation.h).
+/// form (topk.cuh's, scatter, sparse_merge_rows): the host runs a block per
+/// call (host_emulation.h).
 const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
 
 /// A sparse unit of one entry, bounded to `threads` per block; `prelude`
@@ -345,7 +346,7 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
   int64_t read = 0;
   for (Value operand : op->getOperands()) read += bytesOf(context, context.bufferOf(operand));
   std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(unitOf(entry, threads, params, body), description, read,
+  int kernel = builder.addKernel(unitOf(entry, threads, params, body, kPhased), description, read,
                                  bytesOf(context, outValues) + bytesOf(context, outIndices));
   builder.launch(kernel, {uint32_t(blocks), 1, 1}, {uint32_t(threads), 1, 1},
                  shared ? uint32_t(workspace) : 0, std::move(args), description, error,

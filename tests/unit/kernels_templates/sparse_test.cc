@@ -511,6 +511,7 @@ KernelSource merge_unit(const MergeShape& s, bool add, bool global) {
                  std::to_string(s.pb) + (global ? "_global" : "")}};
   return {fill("#include \"common.cuh\"\n"
                "#include \"sparse_ops.cuh\"\n"
+               "SPECTRAL_HOST_PHASED;\n"  // as codegen's: the host runs a block per call
                "using namespace spectral_sparse;\n"
                "extern \"C\" __global__ void $E(const $V* a_values, const long long* a_indices,\n"
                "    long long k1, const $V* b_values, const long long* b_indices, long long k2,\n"

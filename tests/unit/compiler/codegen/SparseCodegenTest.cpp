@@ -296,6 +296,18 @@ TEST(SparseCodegen, SparseOpsOfManySlots) {
   expectMatchesReference(mul, sparseInputs(mul, 2000, 9));
 }
 
+// The merges are phased on the host (sparse_ops.cuh): every loop's entries
+// in turn give the bytes the block's threads give; random indices in
+// [0, 10) repeat within a side and between them. Workspaces in shared
+// memory and in global scratch.
+TEST(SparseCodegen, SparseOpsPhasedMatchFibers) {
+  expectPhasedMatchesFibers({sparseBinary("sparse_add", "3x5", "3x4", "f32", "3x9"),
+                             sparseBinary("sparse_mul", "4x7", "4x12", "complex<f64>", "4x7"),
+                             sparseBinary("sparse_add", "2x3x8", "2x3x8", "i32", "2x3x16"),
+                             sparseBinary("sparse_add", "2x300", "2x200", "f64", "2x500"),
+                             sparseBinary("sparse_mul", "2x1500", "2x1000", "f32", "2x1000")});
+}
+
 TEST(SparseCodegen, SparseIndexBelowMinusOneFailsTheRun) {
   std::string source = sparseBinary("sparse_add", "2x3", "2x2", "f32", "2x5");
   std::vector<HostTensor> inputs = randomInputs(source);
