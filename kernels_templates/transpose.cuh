@@ -19,8 +19,10 @@
 // injective ops compose by offset, so codegen fuses pointwise producers and
 // consumers into them.
 //
-// Host: no phased form yet (host_emulation.h, "Phased kernels"): kernels
-// with its barriers run their CUDA threads as fibers.
+// Host: transpose, transpose_tiled and transpose_copy have a phased form
+// (host_emulation.h, "Phased kernels"): a tile's loads, then its stores, each
+// a loop over the block's threads' elements (moves only: any order gives
+// the same bytes); the copy's elements of every thread of the block.
 #pragma once
 
 namespace spectral_linalg {
@@ -140,11 +142,27 @@ __device__ void transpose_tiled(const TransposePlan& plan, Load load, Store stor
   const long long tile_rows = (plan.rows + TILE - 1) / TILE;
   const long long tile_cols = (plan.cols + TILE - 1) / TILE;
   const long long tiles = plan.batches * tile_rows * tile_cols;
+#if defined(SPECTRAL_HOST_EMULATION)
+  const bool whole = ::spectral_host::take_whole_block();
+#endif
   for (long long w = blockIdx.x; w < tiles; w += gridDim.x) {
     const long long rest = w / tile_cols, batch = rest / tile_rows;
     const long long r0 = (rest - batch * tile_rows) * TILE, c0 = (w - rest * tile_cols) * TILE;
     long long in = 0, out = 0;
     plan.offsets(batch, &in, &out);
+#if defined(SPECTRAL_HOST_EMULATION)
+    if (whole) {  // every thread's (j, x) of each phase
+      for (int j = 0; j < TILE; ++j)
+        for (int t = 0; t < TILE; ++t)
+          if (r0 + j < plan.rows && c0 + t < plan.cols)
+            tile[j][t] = load(in + (r0 + j) * plan.in_row_stride + c0 + t);
+      for (int j = 0; j < TILE; ++j)
+        for (int t = 0; t < TILE; ++t)
+          if (c0 + j < plan.cols && r0 + t < plan.rows)
+            store(out + (c0 + j) * plan.out_col_stride + r0 + t, tile[t][j]);
+      continue;
+    }
+#endif
 #pragma unroll
     for (int j = y; j < TILE; j += BLOCK_ROWS)
       if (r0 + j < plan.rows && c0 + x < plan.cols)
@@ -164,13 +182,17 @@ __device__ void transpose_copy(const TransposePlan& plan, Load load, Store store
   const long long threads = (long long)blockDim.x * blockDim.y;
   const long long step = threads * gridDim.x;
   const long long count = plan.batches * plan.cols;
-  for (long long p = blockIdx.x * threads + threadIdx.y * blockDim.x + threadIdx.x; p < count;
-       p += step) {
-    const long long batch = p / plan.cols, c = p - batch * plan.cols;
-    long long in = 0, out = 0;
-    plan.offsets(batch, &in, &out);
-    store(out + c, load(in + c));
-  }
+  long long first = threadIdx.y * blockDim.x + threadIdx.x, last = first;
+#if defined(SPECTRAL_HOST_EMULATION)
+  if (::spectral_host::take_whole_block()) last = threads - 1;  // every thread's elements
+#endif
+  for (long long thread = first; thread <= last; ++thread)
+    for (long long p = blockIdx.x * threads + thread; p < count; p += step) {
+      const long long batch = p / plan.cols, c = p - batch * plan.cols;
+      long long in = 0, out = 0;
+      plan.offsets(batch, &in, &out);
+      store(out + c, load(in + c));
+    }
 }
 
 template <int TILE, int BLOCK_ROWS, typename V, typename Load, typename Store>

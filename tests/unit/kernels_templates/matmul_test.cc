@@ -63,7 +63,8 @@ template <typename T>
 KernelSource transpose_unit() {
   return unit<T>("transpose", "const $V* in, $V* out, const long long* shape, int rank",
                  "  const TransposePlan plan = make_transpose_plan(rank, shape, shape + rank);\n"
-                 "  transpose<32, 8, $V>(plan, OffsetLoad<$V>{in}, OffsetStore<$V>{out});");
+                 "  transpose<32, 8, $V>(plan, OffsetLoad<$V>{in}, OffsetStore<$V>{out});",
+                 "SPECTRAL_HOST_PHASED;\n");
 }
 
 /// Codegen's form: the shape is a constant, and so is the plan.
@@ -72,7 +73,8 @@ KernelSource transpose_constant_unit() {
                      "  constexpr long long shape[] = {1024, 3, 1, 0};\n"
                      "  constexpr TransposePlan plan = make_transpose_plan(2, shape, shape + 2);\n"
                      "  static_assert(plan.tiled && plan.rows == 1024 && plan.cols == 3);\n"
-                     "  transpose<32, 8, $V>(plan, OffsetLoad<$V>{in}, OffsetStore<$V>{out});");
+                     "  transpose<32, 8, $V>(plan, OffsetLoad<$V>{in}, OffsetStore<$V>{out});",
+                     "SPECTRAL_HOST_PHASED;\n");
 }
 
 /// Batch dims [batch0, batch1] with per-operand strides (0 broadcasts);
@@ -197,6 +199,7 @@ INSTANTIATE_TEST_SUITE_P(
                       TransposeCase{{1024, 3}, {1, 0}}, TransposeCase{{3, 1024}, {1, 0}},
                       TransposeCase{{5, 33, 65}, {0, 2, 1}}, TransposeCase{{7}, {0}},
                       TransposeCase{{4, 5, 6}, {1, 0, 2}},      // the last dim stays: a copy
+                      TransposeCase{{64, 9, 40}, {1, 0, 2}},    // a copy over many threads
                       TransposeCase{{3, 4}, {0, 1}},            // identity
                       TransposeCase{{2, 3, 4, 5}, {2, 3, 0, 1}},  // merges into one 2-D plane
                       TransposeCase{{2, 3, 4, 5}, {3, 1, 0, 2}},
