@@ -84,7 +84,9 @@ __device__ void norm_partials(const TensorRef<T>* __restrict__ tensors, A* __res
   const long long chunks = gridDim.y, step = chunks * BLOCK;
   Sum<A> op;
   const A acc = block_sum<BLOCK, A>([&](int t) {
-    return fold_strided(op.identity(), (long long)blockIdx.y * BLOCK + t, tensor.count, step, op,
+    // t as unsigned, as threadIdx.x was: nvcc then knows it is small.
+    const long long first = (long long)blockIdx.y * BLOCK + (unsigned)t;
+    return fold_strided(op.identity(), first, tensor.count, step, op,
                         [&](long long i) { return A(magnitude2(tensor.data[i])); });
   });
   if (threadIdx.x == 0) partials[blockIdx.x * chunks + blockIdx.y] = acc;  // a phased call's too
@@ -109,7 +111,7 @@ __device__ void norm_final(int tensors, int chunks, const A* __restrict__ partia
   for (int t = 0; t < tensors; ++t) {
     const A* part = partials + (long long)t * chunks;
     const A acc = block_sum<BLOCK, A>([&](int thread) {
-      return fold_strided(op.identity(), (long long)thread, (long long)chunks, BLOCK, op,
+      return fold_strided(op.identity(), (long long)(unsigned)thread, (long long)chunks, BLOCK, op,
                           [&](long long c) { return part[c]; });
     });
     if (threadIdx.x == 0) {  // a phased call's too

@@ -191,11 +191,11 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     std::optional<FusedGroup> group = render({reduction->getOperand(0)}, "Stage", &init);
     if (!group) return false;
     stages += "    {  // " + CodegenContext::describe(reduction) + "\n      const auto g = " +
-              init + ";\n      const auto op = " + reduceOp(reduction, type) + ";\n      const " + type +
-              " acc = spectral_reduce::block_row_reduce<" + t + ", " + rowsText + ", " + type +
+              init + ";\n      const auto op = " + reduceOp(reduction, type) +
+              ";\n      const " + type + " acc = spectral_reduce::block_row_reduce<" + t + ", " + rowsText + ", " + type +
               ">(op, [&](int x) {\n        " + type + " part = op.identity();\n"
               "        if (active)\n          part = spectral_reduce::fold_strided("
-              "part, (long long)x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
+              "part, (long long)(unsigned)x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
               "            const long long i = row * " + c + " + c;\n            return (" + type +
               ")(" + group->calls[0] + ");\n          });\n        return part;\n      });\n"
               "      if (active && threadIdx.x == 0) reduced" + str(int64_t(k)) +
@@ -220,7 +220,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   stages += "    if (active) {\n      const auto g = " + init + ";\n";
   if (!rowWrites.empty())
     stages += "      spectral_reduce::block_threads<" + t + ">([&](int x) {\n"
-              "        for (long long c = x; c < " + c + "; c += " + t + ") {\n"
+              "        for (long long c = (unsigned)x; c < " + c + "; c += " + t + ") {\n"
               "          const long long i = row * " + c + " + c;\n" + rowWrites + "        }\n"
               "      });\n";
   if (!scalarWrites.empty())
@@ -229,7 +229,9 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   stages += "    }\n";
 
   // Each block row's stages, in turn in a phased host call (reduce.cuh's
-  // block_rows, block_row_reduce, block_threads and block_barrier).
+  // block_rows, block_row_reduce, block_threads and block_barrier). The
+  // thread index as unsigned: widened from int, nvcc would not know it is
+  // small and would unroll and duplicate the strided loops (twice the PTX).
   std::string body = shared + "  spectral_reduce::block_rows<" + rowsText + ">([&](int y) {\n"
                      "    const long long row = (long long)blockIdx.x * " + rowsText + " + y;\n"
                      "    const bool active = row < " + str(rows) + ";\n";
@@ -238,7 +240,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   // what it copied itself.
   if (!copies.empty())
     body += "    spectral_reduce::block_threads<" + t + ">([&](int x) {\n      if (active)\n"
-            "        for (long long c = x; c < " + c + "; c += " + t + ") {\n" + copies +
+            "        for (long long c = (unsigned)x; c < " + c + "; c += " + t + ") {\n" + copies +
             "        }\n    });\n";
   body += stages + "  });\n";
   DType dtype = dtypeOf(reductions[0]->getOperand(0).getType());

@@ -323,9 +323,9 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
     for (size_t i = 0; i < tensors; ++i) {
       std::string x = "x" + std::to_string(i), y = "y" + std::to_string(i);
       params += "const " + t + "* __restrict__ " + x + ", " + t + "* __restrict__ " + y + ", ";
-      sums += "    for (long long i = t; i < " + lit(reals[i]) + "; i += " +
+      sums += "    for (long long i = (unsigned)t; i < " + lit(reals[i]) + "; i += " +
               std::to_string(kThreads) + ") acc += (double)" + x + "[i] * (double)" + x + "[i];\n";
-      scaling += "    for (long long i = t; i < " + lit(reals[i]) + "; i += " +
+      scaling += "    for (long long i = (unsigned)t; i < " + lit(reals[i]) + "; i += " +
                  std::to_string(kThreads) + ") " + y + "[i] = (" + t + ")((double)" + x +
                  "[i] * s);\n";
       args.push_back(StepArg::of_buffer(in[i]));

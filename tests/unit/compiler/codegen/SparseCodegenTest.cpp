@@ -372,50 +372,51 @@ TEST(FusedSparse, GatherAndScatterReadComputedOperands) {
   EXPECT_EQ(expectMatchesReference(fusedScatter(), inputs), 1);
 }
 
-/// An image transform of [images, h, w] with a top-k, a gather or a scatter
-/// of its modes in one fft_complex2d.cuh kernel.
+/// The types of an image transform of [images, h, w] with a top-k, a gather
+/// or a scatter of k modes in one fft_complex2d.cuh kernel: the images, their
+/// rows of h * w, and k values and indices per image.
+struct ImageTypes {
+  std::string image, rows, values, indices;
+  ImageTypes(int64_t images, int64_t h, int64_t w, const std::string &element, int64_t k) {
+    auto tensor = [&](int64_t a, int64_t b, const std::string &type) {
+      return "tensor<" + std::to_string(images) + "x" + std::to_string(a) +
+             (b ? "x" + std::to_string(b) : "") + "x" + type + ">";
+    };
+    image = tensor(h, w, element);
+    rows = tensor(h * w, 0, element);
+    values = tensor(k, 0, element);
+    indices = tensor(k, 0, "i64");
+  }
+};
+
 std::string imageTopk(int64_t images, int64_t h, int64_t w, const std::string &element,
                       int64_t k) {
-  std::string x = "tensor<" + std::to_string(images) + "x" + std::to_string(h) + "x" +
-                  std::to_string(w) + "x" + element + ">",
-              rows = "tensor<" + std::to_string(images) + "x" + std::to_string(h * w) + "x" +
-                     element + ">",
-              v = "tensor<" + std::to_string(images) + "x" + std::to_string(k) + "x" + element +
-                  ">",
-              i = "tensor<" + std::to_string(images) + "x" + std::to_string(k) + "xi64>";
-  return fusion({x}, {v, i},
-                "    %s = spectral.fft %a axes [1, 2] norm ortho : " + x + "\n"
-                "    %r = spectral.reshape %s : " + x + " -> " + rows + "\n"
-                "    %v, %i = spectral.topk_modes %r k " + std::to_string(k) + " : " + rows + "\n"
-                "    spectral.yield %v, %i : " + v + ", " + i);
+  const ImageTypes t(images, h, w, element, k);
+  return fusion({t.image}, {t.values, t.indices},
+                "    %s = spectral.fft %a axes [1, 2] norm ortho : " + t.image + "\n"
+                "    %r = spectral.reshape %s : " + t.image + " -> " + t.rows + "\n"
+                "    %v, %i = spectral.topk_modes %r k " + std::to_string(k) + " : " + t.rows +
+                    "\n"
+                "    spectral.yield %v, %i : " + t.values + ", " + t.indices);
 }
 std::string imageGather(int64_t images, int64_t h, int64_t w, const std::string &element,
                         int64_t k) {
-  std::string n = std::to_string(images), kk = std::to_string(k);
-  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
-                      element + ">",
-              rows = "tensor<" + n + "x" + std::to_string(h * w) + "x" + element + ">",
-              i = "tensor<" + n + "x" + kk + "xi64>", out = "tensor<" + n + "x" + kk + "x" +
-                                                          element + ">";
-  return fusion({image, i}, {out},
-                "    %s = spectral.fft %a axes [1, 2] : " + image + "\n"
-                "    %r = spectral.reshape %s : " + image + " -> " + rows + "\n"
-                "    %g = spectral.gather %r[%b] : " + rows + ", " + i + "\n"
-                "    spectral.yield %g : " + out);
+  const ImageTypes t(images, h, w, element, k);
+  return fusion({t.image, t.indices}, {t.values},
+                "    %s = spectral.fft %a axes [1, 2] : " + t.image + "\n"
+                "    %r = spectral.reshape %s : " + t.image + " -> " + t.rows + "\n"
+                "    %g = spectral.gather %r[%b] : " + t.rows + ", " + t.indices + "\n"
+                "    spectral.yield %g : " + t.values);
 }
 std::string imageScatter(int64_t images, int64_t h, int64_t w, const std::string &element,
                          int64_t k) {
-  std::string n = std::to_string(images), kk = std::to_string(k);
-  std::string image = "tensor<" + n + "x" + std::to_string(h) + "x" + std::to_string(w) + "x" +
-                      element + ">",
-              rows = "tensor<" + n + "x" + std::to_string(h * w) + "x" + element + ">",
-              v = "tensor<" + n + "x" + kk + "x" + element + ">", i = "tensor<" + n + "x" + kk +
-                                                                      "xi64>";
-  return fusion({v, i}, {image},
-                "    %d = spectral.scatter %a, %b : " + v + ", " + i + " -> " + rows + "\n"
-                "    %g = spectral.reshape %d : " + rows + " -> " + image + "\n"
-                "    %y = spectral.ifft %g axes [1, 2] : " + image + "\n"
-                "    spectral.yield %y : " + image);
+  const ImageTypes t(images, h, w, element, k);
+  return fusion({t.values, t.indices}, {t.image},
+                "    %d = spectral.scatter %a, %b : " + t.values + ", " + t.indices + " -> " +
+                    t.rows + "\n"
+                "    %g = spectral.reshape %d : " + t.rows + " -> " + t.image + "\n"
+                "    %y = spectral.ifft %g axes [1, 2] : " + t.image + "\n"
+                "    spectral.yield %y : " + t.image);
 }
 
 // The image transforms with a top-k, gather or scatter of their modes are
