@@ -182,17 +182,25 @@ __device__ void transpose_copy(const TransposePlan& plan, Load load, Store store
   const long long threads = (long long)blockDim.x * blockDim.y;
   const long long step = threads * gridDim.x;
   const long long count = plan.batches * plan.cols;
-  long long first = threadIdx.y * blockDim.x + threadIdx.x, last = first;
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) last = threads - 1;  // every thread's elements
+  if (::spectral_host::take_whole_block()) {  // every thread's elements, in memory order
+    for (long long base = blockIdx.x * threads; base < count; base += step)
+      for (long long p = base; p < base + threads && p < count; ++p) {
+        const long long batch = p / plan.cols, c = p - batch * plan.cols;
+        long long in = 0, out = 0;
+        plan.offsets(batch, &in, &out);
+        store(out + c, load(in + c));
+      }
+    return;
+  }
 #endif
-  for (long long thread = first; thread <= last; ++thread)
-    for (long long p = blockIdx.x * threads + thread; p < count; p += step) {
-      const long long batch = p / plan.cols, c = p - batch * plan.cols;
-      long long in = 0, out = 0;
-      plan.offsets(batch, &in, &out);
-      store(out + c, load(in + c));
-    }
+  for (long long p = blockIdx.x * threads + threadIdx.y * blockDim.x + threadIdx.x; p < count;
+       p += step) {
+    const long long batch = p / plan.cols, c = p - batch * plan.cols;
+    long long in = 0, out = 0;
+    plan.offsets(batch, &in, &out);
+    store(out + c, load(in + c));
+  }
 }
 
 template <int TILE, int BLOCK_ROWS, typename V, typename Load, typename Store>
