@@ -11,10 +11,10 @@
 // slot order (j ascending), exactly the order of a sequential loop, so float
 // results do not depend on scheduling (scatter_into's rounds on a GPU, the
 // slots in turn in a phased host call, one element per thread in
-// scatter_sorted). When the
-// indices ascend (empty slots last, as topk and the sparse ops produce them)
-// SortedScatterLoad / SortedGatherStore fuse the scatter into a consumer's
-// loads and the gather into a producer's stores (e.g. an FFT's).
+// scatter_sorted). When the indices ascend (empty slots last, as topk and the
+// sparse ops produce them) SortedScatterLoad / SortedGatherStore fuse the
+// scatter into a consumer's loads and the gather into a producer's stores
+// (e.g. an FFT's).
 //
 // Host: scatter has a phased form (host_emulation.h, "Phased kernels"): the
 // slots in order, which is the order of scatter_into's rounds for each
