@@ -192,8 +192,9 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
     if (!group) return false;
     stages += "    {  // " + CodegenContext::describe(reduction) + "\n      const auto g = " +
               init + ";\n      const auto op = " + reduceOp(reduction, type) +
-              ";\n      const " + type + " acc = spectral_reduce::block_row_reduce<" + t + ", " + rowsText + ", " + type +
-              ">(op, [&](int x) {\n        " + type + " part = op.identity();\n"
+              ";\n      const " + type + " acc = spectral_reduce::block_row_reduce<" + t + ", " +
+              rowsText + ", " + type + ">(op, [&](int x) {\n        " + type +
+              " part = op.identity();\n"
               "        if (active)\n          part = spectral_reduce::fold_strided("
               "part, (long long)(unsigned)x, " + c + "LL, " + t + "LL, op, [&](long long c) {\n"
               "            const long long i = row * " + c + " + c;\n            return (" + type +
