@@ -125,20 +125,11 @@ template <int H, int W, typename T, typename Load>
 __forceinline__ void fft2_into_columns_phased(cplx<T>* columns,
                                               const cplx<T>* __restrict__ twiddles_w,
                                               const cplx<T>* __restrict__ twiddles_h, Load load) {
-  using L = ::spectral_host::wide_lanes<T>;
-  constexpr int V = L::size;
   const int image = blockIdx.x;
   auto& [lines, other] = Complex2DLines<H, W, T>::here();
-  for (int r0 = 0; r0 < H; r0 += V) {
-    for (int c = 0; c < W; ++c)
-      for (int l = 0; l < V; ++l) {
-        const int r = r0 + l < H ? r0 + l : H - 1;
-        set_lane(lines[c], l, load(image, r, c));
-      }
-    const cplx<L>* z = fft_lines<W, true>(lines, other, twiddles_w);
-    for (int l = 0; l < V && r0 + l < H; ++l)
-      for (int c = 0; c < W; ++c) columns[c * H + r0 + l] = lane_of(z[c], l);
-  }
+  each_line_phased<W, H, true>(
+      lines, other, twiddles_w, [&](int r, int c) { return load(image, r, c); },
+      [&](int r, int c, cplx<T> value) { columns[c * H + r] = value; });
   columns_phased<H, W, true>(columns, lines, other, twiddles_h);
 }
 
@@ -149,21 +140,12 @@ __forceinline__ void ifft2_from_columns_phased(cplx<T>* columns,
                                                const cplx<T>* __restrict__ twiddles_w,
                                                const cplx<T>* __restrict__ twiddles_h,
                                                Store store) {
-  using L = ::spectral_host::wide_lanes<T>;
-  constexpr int V = L::size;
   const int image = blockIdx.x;
   auto& [lines, other] = Complex2DLines<H, W, T>::here();
   columns_phased<H, W, false>(columns, lines, other, twiddles_h);
-  for (int r0 = 0; r0 < H; r0 += V) {
-    for (int c = 0; c < W; ++c)
-      for (int l = 0; l < V; ++l) {
-        const int r = r0 + l < H ? r0 + l : H - 1;
-        set_lane(lines[c], l, columns[c * H + r]);
-      }
-    const cplx<L>* x = fft_lines<W, false>(lines, other, twiddles_w);
-    for (int l = 0; l < V && r0 + l < H; ++l)
-      for (int c = 0; c < W; ++c) store(image, r0 + l, c, lane_of(x[c], l));
-  }
+  each_line_phased<W, H, false>(
+      lines, other, twiddles_w, [&](int r, int c) { return columns[c * H + r]; },
+      [&](int r, int c, cplx<T> value) { store(image, r, c, value); });
 }
 #endif
 

@@ -312,24 +312,35 @@ struct LinesOf {
   }
 };
 
-/// The phased forms' column transforms of a block's image: the COLUMNS
-/// columns of `columns` (column k at k * H), V at once, a lane each (the
-/// last again past COLUMNS), in place; `lines` and `other` hold H entries
-/// each.
+/// The phased forms' transforms of a block's COUNT lines of N entries, V at
+/// once, a lane each (the last line again past COUNT): entry i of line k is
+/// get(k, i), and put(k, i, value) takes each result (a group's entries are
+/// all read before its results are put, so a line may be transformed in
+/// place); `lines` and `other` hold N entries each.
+template <int N, int COUNT, bool FORWARD, typename T, typename L, typename Get, typename Put>
+__forceinline__ void each_line_phased(cplx<L>* lines, cplx<L>* other,
+                                      const cplx<T>* __restrict__ twiddles, Get get, Put put) {
+  constexpr int V = L::size;
+  for (int k0 = 0; k0 < COUNT; k0 += V) {
+    for (int i = 0; i < N; ++i)
+      for (int l = 0; l < V; ++l) {
+        const int k = k0 + l < COUNT ? k0 + l : COUNT - 1;
+        set_lane(lines[i], l, get(k, i));
+      }
+    const cplx<L>* y = fft_lines<N, FORWARD>(lines, other, twiddles);
+    for (int l = 0; l < V && k0 + l < COUNT; ++l)
+      for (int i = 0; i < N; ++i) put(k0 + l, i, lane_of(y[i], l));
+  }
+}
+
+/// The column transforms of a block's image: the COLUMNS columns of
+/// `columns` (column k at k * H), in place, through each_line_phased.
 template <int H, int COLUMNS, bool FORWARD, typename T, typename L>
 __forceinline__ void columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* other,
                                     const cplx<T>* __restrict__ twiddles_h) {
-  constexpr int V = L::size;
-  for (int k0 = 0; k0 < COLUMNS; k0 += V) {
-    for (int r = 0; r < H; ++r)
-      for (int l = 0; l < V; ++l) {
-        const int k = k0 + l < COLUMNS ? k0 + l : COLUMNS - 1;
-        set_lane(lines[r], l, columns[k * H + r]);
-      }
-    const cplx<L>* y = fft_lines<H, FORWARD>(lines, other, twiddles_h);
-    for (int l = 0; l < V && k0 + l < COLUMNS; ++l)
-      for (int r = 0; r < H; ++r) columns[(k0 + l) * H + r] = lane_of(y[r], l);
-  }
+  each_line_phased<H, COLUMNS, FORWARD>(
+      lines, other, twiddles_h, [&](int k, int r) { return columns[k * H + r]; },
+      [&](int k, int r, cplx<T> value) { columns[k * H + r] = value; });
 }
 
 /// Whether F says where its elements are: address(batch, i), a batch's part

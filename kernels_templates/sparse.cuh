@@ -235,33 +235,29 @@ __device__ void scatter(const long long* __restrict__ indices, long long rows, l
   __shared__ unsigned long long owner[TILE];  // the winning round << 11 | (2047 - thread)
   const long long tiles = (row_length + TILE - 1) / TILE;
 #if defined(SPECTRAL_HOST_EMULATION)
-  if (::spectral_host::take_whole_block()) {
-    for (long long w = blockIdx.x; w < rows * tiles; w += gridDim.x) {
-      const long long row = w / tiles, lo = (w - row * tiles) * TILE;
-      const long long width = row_length - lo < TILE ? row_length - lo : TILE;
-      for (int c = 0; c < TILE; ++c) sum[c] = V{};
-      scatter_into_phased(indices, row, k, row_length, lo, width, values, sum, InTileOrder{},
-                          error);
-      for (long long c = 0; c < width; ++c) store(row, lo + c, sum[c]);
-    }
-    return;
-  }
+  const bool whole = ::spectral_host::take_whole_block();  // a phased call: every element
+#else
+  constexpr bool whole = false;
 #endif
-  const int t = threadIdx.x;
+  const int t = whole ? 0 : int(threadIdx.x), step = whole ? 1 : THREADS;
   for (long long w = blockIdx.x; w < rows * tiles; w += gridDim.x) {
     const long long row = w / tiles, lo = (w - row * tiles) * TILE;
     const long long width = row_length - lo < TILE ? row_length - lo : TILE;
-    for (int c = t; c < TILE; c += THREADS) {
+    for (int c = t; c < TILE; c += step) {
       sum[c] = V{};
       owner[c] = 0;
     }
-    scatter_into<THREADS>(indices, row, k, row_length, lo, width, values, sum, owner,
-                          InTileOrder{}, error);
+    if (whole)
+      scatter_into_phased(indices, row, k, row_length, lo, width, values, sum, InTileOrder{},
+                          error);
+    else
+      scatter_into<THREADS>(indices, row, k, row_length, lo, width, values, sum, owner,
+                            InTileOrder{}, error);
     // Each thread stores the elements it zeroed: written by others only in
     // rounds, each ended by a barrier. It zeroes the same ones for the next
     // tile, whose first round starts with a barrier, so no barrier is needed
     // here (the race check agrees: tests run one block over many tiles).
-    for (long long c = t; c < width; c += THREADS) store(row, lo + c, sum[c]);
+    for (long long c = t; c < width; c += step) store(row, lo + c, sum[c]);
   }
 }
 

@@ -31,6 +31,12 @@ int64_t bytesOf(DType dtype, int64_t elements);
 /// The size of `buffer` of the Program being built.
 int64_t bytesOf(const CodegenContext &context, int buffer);
 
+/// The line a unit says before its definitions when its body calls only
+/// templates (or reduce.cuh's block_* helpers) that have a phased form
+/// (host_emulation.h, "Phased kernels"): the host device then runs a block
+/// per call, each stage a loop over the threads.
+inline const std::string kPhasedUnit = "SPECTRAL_HOST_PHASED;\n";
+
 /// One entry after common.cuh, `include` (if not empty) and `prelude`:
 /// `extern "C" __global__ void entry(params) { body }`, bounded to `threads`
 /// per block and `blocksPerSm` blocks per SM (two by default: without a

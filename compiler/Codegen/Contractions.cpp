@@ -150,7 +150,7 @@ void launchWithEnds(CodegenContext &context, Operation *op, std::string name, co
     if (end == &ends.store) describe(CodegenContext::describe(op));
     describe(end->ops);
   }
-  if (phased) text += "SPECTRAL_HOST_PHASED;\n";
+  if (phased) text += kPhasedUnit;
   text += "\nnamespace {\n" + definitions + functors +
           "}  // namespace\n\nextern \"C\" __global__ void " + name + "(" + params + ") {\n" +
           body + "}\n";

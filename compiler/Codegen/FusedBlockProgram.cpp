@@ -152,11 +152,9 @@ public:
     // One block in all: every register is its (a long program spilled at the
     // 128 that two blocks per SM leave, tests/lit/tools/kernel-gate.mlir).
     KernelSource unit = boundedUnit("loss.cuh", entry, int(kBlock), llvm::join(params, ", "), code,
-                                    "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n"
-                                    // Every stage runs through block_threads: the host runs a
-                                    // block per call, each stage as a loop over the threads.
-                                    "SPECTRAL_HOST_PHASED;\n\n"
-                                    "namespace {\n" + definitions_ + "}  // namespace\n\n",
+                                    // Every stage runs through block_threads.
+                                    "#include \"softmax.cuh\"\n#include \"elementwise.cuh\"\n" +
+                                        kPhasedUnit + "\nnamespace {\n" + definitions_ + "}  // namespace\n\n",
                                     /*blocksPerSm=*/1);
     std::vector<Operation *> computed(ops_.begin(), ops_.end());
     std::string where = describeFusedOps(computed);

@@ -260,9 +260,7 @@ llvm::Expected<bool> lowerRealTransform2D(CodegenContext &context, llvm::ArrayRe
                      "}, " + storeInit + ");\n";
   KernelSource unit = boundedUnit("fft_real2d.cuh", entry, int(shape.threads),
                                   llvm::join(params, ", "), body,
-                                  includes +
-                                      "SPECTRAL_HOST_PHASED;  // the body is one phased call\n"
-                                      "\nnamespace {\n" + definitions + functors +
+                                  includes + kPhasedUnit + "\nnamespace {\n" + definitions + functors +
                                       "}  // namespace\n\n");
   std::string where = (load->ops.empty() ? "" : load->ops + ", ") +
                       CodegenContext::describe(anchor) +

@@ -249,8 +249,7 @@ llvm::Expected<bool> lowerFusedRowProgram(CodegenContext &context, sp::FusionOp 
   std::string entry = "rows_" + std::string(shortName(dtype)) + "_" + str(rows) + "x" + c + "_" +
                       textDigest(definitions + body);
   std::string prelude =
-      "#include \"elementwise.cuh\"\n"
-      "SPECTRAL_HOST_PHASED;  // every stage through reduce.cuh's block_* helpers\n\nnamespace {\n"
+      "#include \"elementwise.cuh\"\n" + kPhasedUnit + "\nnamespace {\n"
       "/// One value per row: this block row's, in shared memory (any index of its row).\n"
       "template <typename T>\nstruct RowScalar {\n  const T* value;\n"
       "  __device__ __forceinline__ T operator[](long long) const { return *value; }\n};\n"

@@ -89,8 +89,7 @@ struct ImageKernel {
                           ", \"shared memory as fusion counts it\");\n" + body;
     KernelSource unit = boundedUnit("fft_complex2d.cuh", entry, int(chain.shape.threads),
                                     llvm::join(params, ", "), checked,
-                                    "SPECTRAL_HOST_PHASED;  // the body is one phased call\n" +
-                                        includes + "\nnamespace {\n" + definitions + functors +
+                                    kPhasedUnit + includes + "\nnamespace {\n" + definitions + functors +
                                         "}  // namespace\n\n");
     ProgramBuilder &builder = context.builder;
     int kernel = builder.addKernel(unit, where, bytesRead + tableBytes, bytesWritten);

@@ -126,7 +126,7 @@ llvm::Expected<bool> lowerFusedSpectralConv(CodegenContext &context, sp::FusionO
                      ", irfft_factor});\n";
   KernelSource unit = boundedUnit(
       "fno.cuh", entry, int(rows * conv.threads), llvm::join(params, ", "), body,
-      includes + "SPECTRAL_HOST_PHASED;  // the body is one phased call\n" + "\nnamespace {\n" +
+      includes + kPhasedUnit + "\nnamespace {\n" +
           definitions + functors + "}  // namespace\n\n");
   std::string where = (load->ops.empty() ? "" : load->ops + ", ") +
                       (weightEnd->ops.empty() ? "" : weightEnd->ops + ", ") +

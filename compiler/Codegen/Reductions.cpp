@@ -167,7 +167,7 @@ KernelSource unitOf(const std::string &header, Ends ends, const std::string &fun
   for (const ElementEnd *end : ends)
     if (!end->include.empty() && text.find("\"" + end->include + "\"") == std::string::npos)
       text += "#include \"" + end->include + "\"\n";
-  if (phased) text += "SPECTRAL_HOST_PHASED;\n";  // the body is one phased template's call
+  if (phased) text += kPhasedUnit;  // the body is one phased template's call
   text += "\nnamespace {\n";
   for (const ElementEnd *end : ends) text += end->definition;
   return {text + functors + "}  // namespace\n\nextern \"C\" __global__ void " + entry + "(" +

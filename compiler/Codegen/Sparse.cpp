@@ -53,11 +53,6 @@ std::string typeName(Value value) {
          shapeName(shapeOf(value.getType()));
 }
 
-/// Before the prelude of a unit whose body calls only templates with a phased
-/// form (topk.cuh's, scatter, sparse_merge_rows): the host runs a block per
-/// call (host_emulation.h).
-const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
-
 /// A sparse unit of one entry, bounded to `threads` per block; `prelude`
 /// (a fused load's definitions) comes before the entry.
 KernelSource unitOf(const std::string &entry, int threads, const std::string &params,
@@ -171,7 +166,7 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
                        (cached ? "true" : "false") + ", " + element + ">(" + lit(rows) + ", " +
                        lit(n) + ", " + lit(k) + ", " + load + ", " + store + ");\n";
     int kernel = builder.addKernel(
-        unitOf(entry, kThreads, source.paramsWith(outputs), body, kPhased + source.prelude),
+        unitOf(entry, kThreads, source.paramsWith(outputs), body, kPhasedUnit + source.prelude),
         description,
         cached ? inBytes : inBytes * keyBytes, outBytes);
     std::vector<StepArg> args = source.args;
@@ -207,7 +202,7 @@ llvm::Error lowerTopk(CodegenContext &context, sp::TopkModesOp op, const Element
                                          outputs + ", int phase");
   // Per launch: x read once; the result written once over all launches.
   int launches = passes + 2;
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhased + source.prelude),
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhasedUnit + source.prelude),
                                  description, inBytes, ceilDiv(outBytes, launches));
   builder.zero(histograms, description);
   for (int phase = 0; phase < launches; ++phase) {
@@ -274,7 +269,7 @@ llvm::Error lowerScatter(CodegenContext &context, sp::ScatterOp op, const Elemen
   std::string params = source.paramsWith(withType(
       "const long long* __restrict__ indices, $V* __restrict__ out, unsigned long long* error", v));
   std::string description = source.describe(op);
-  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhased + source.prelude),
+  int kernel = builder.addKernel(unitOf(entry, kThreads, params, body, kPhasedUnit + source.prelude),
                                  description,
                                  tiles * (source.bytes + bytesOf(context, indices)),
                                  bytesOf(context, out));
@@ -346,7 +341,7 @@ llvm::Error lowerSparseBinary(CodegenContext &context, Operation *op, bool isUni
   int64_t read = 0;
   for (Value operand : op->getOperands()) read += bytesOf(context, context.bufferOf(operand));
   std::string description = CodegenContext::describe(op);
-  int kernel = builder.addKernel(unitOf(entry, threads, params, body, kPhased), description, read,
+  int kernel = builder.addKernel(unitOf(entry, threads, params, body, kPhasedUnit), description, read,
                                  bytesOf(context, outValues) + bytesOf(context, outIndices));
   builder.launch(kernel, {uint32_t(blocks), 1, 1}, {uint32_t(threads), 1, 1},
                  shared ? uint32_t(workspace) : 0, std::move(args), description, error,

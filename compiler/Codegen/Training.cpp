@@ -267,11 +267,6 @@ llvm::Error lowerSteps(CodegenContext &context, llvm::ArrayRef<Operation *> step
 /// (to be measured on a GPU).
 constexpr int64_t kOneBlockClip = int64_t(1) << 14;
 
-/// Before the prelude of the clip's units that reduce over a block: their
-/// stages go through reduce.cuh's block_sum, block_barrier and
-/// block_threads, so the host runs a block per call (host_emulation.h).
-const std::string kPhased = "SPECTRAL_HOST_PHASED;\n";
-
 llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   ProgramBuilder &builder = context.builder;
   auto inputs = op.getInputs();
@@ -350,7 +345,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
         "  spectral_reduce::block_threads<" + block + ">([&](int t) {\n" + scaling + "  });\n";
     std::string entry = "clip_one_block" + inputNames;
     int kernel = builder.addKernel(boundedUnit("reduce.cuh", entry, kThreads, params, body,
-                                               kPhased),
+                                               kPhasedUnit),
                                    description, inBytes, outBytes + bytesOf(context, norm));
     builder.launch(kernel, {1, 1, 1}, {kThreads, 1, 1}, 8, std::move(args), description);
     return llvm::Error::success();
@@ -378,7 +373,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
                      ", double>(tensors, partials);\n";
   std::string entry = "clip_norm_partials" + inputNames;
   int kernel = builder.addKernel(boundedUnit("loss.cuh", entry, kThreads, params, body,
-                                             kPhased),
+                                             kPhasedUnit),
                                  description, inBytes, int64_t(tensors) * chunks * 8);
   builder.launch(kernel, {uint32_t(tensors), uint32_t(chunks), 1}, {kThreads, 1, 1}, 0,
                  std::move(args), description);
@@ -386,7 +381,7 @@ llvm::Error lowerClip(CodegenContext &context, sp::ClipGlobalNormOp op) {
   // 2. The norm and the scale, by one block.
   std::string n = cppType(normType);
   std::string prelude =
-      kPhased + "namespace {\n"
+      kPhasedUnit + "namespace {\n"
       "/// Keeps store(0, norm): the norm, and the dialect's scale (1 for a NaN norm).\n"
       "template <typename N>\n"
       "struct ClipStore {\n"
