@@ -72,6 +72,9 @@ StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) 
       if (uint8_t(b->dtype()) > uint8_t(fb::DType::Complex128) ||
           uint8_t(b->role()) > uint8_t(fb::BufferRole::Alias))
         return bad("buffer " + std::to_string(p.buffers.size()) + " has an unknown type or role");
+      if (!elements_aligned(b->shape()))
+        return bad("buffer " + std::to_string(p.buffers.size()) +
+                   "'s shape is misaligned (8-byte values off an 8-byte boundary)");
       BufferDesc d;
       d.name = text(b->name());
       d.dtype = DType(b->dtype());
@@ -111,6 +114,9 @@ StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) 
     for (const fb::Step* s : *in->steps()) {
       if (uint8_t(s->kind()) > uint8_t(fb::StepKind::Zero))
         return bad("step " + std::to_string(p.steps.size()) + " has an unknown kind");
+      if (!elements_aligned(s->args()))
+        return bad("step " + std::to_string(p.steps.size()) +
+                   "'s arguments are misaligned (8-byte values off an 8-byte boundary)");
       Step d;
       d.kind = Step::Kind(s->kind());
       d.kernel = s->kernel();

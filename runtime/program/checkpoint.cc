@@ -90,6 +90,9 @@ Expected<Checkpoint> load_checkpoint(const std::string& path) {
       const std::string name = t->name() ? t->name()->str() : "";
       if (t->dtype() > uint8_t(DType::kComplex128))
         return bad("tensor '" + name + "' has an unknown element type");
+      if (!elements_aligned(t->shape()))
+        return bad("tensor '" + name +
+                   "' has a misaligned shape (8-byte values off an 8-byte boundary)");
       std::vector<int64_t> shape;
       if (t->shape()) shape.assign(t->shape()->begin(), t->shape()->end());
       for (int64_t d : shape)

@@ -16,8 +16,11 @@
 
 #include "runtime/status.h"
 
+#include <flatbuffers/vector.h>
+
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace spectral {
@@ -42,6 +45,19 @@ std::vector<uint8_t> wrap_payload(const ContainerFormat& format, const uint8_t* 
 StatusOr<std::pair<const uint8_t*, size_t>> unwrap_payload(const ContainerFormat& format,
                                                            const std::vector<uint8_t>& bytes,
                                                            const std::string& name);
+
+/// Whether the elements of a verified FlatBuffers vector (null or empty: none)
+/// sit at their type's alignment. The verifier (FlatBuffers 2.0) checks only
+/// the alignment of a vector's 4-byte length, so a crafted payload can place
+/// 8-byte elements at 4 mod 8, where reading them is undefined behaviour; a
+/// builder never writes that (an empty vector it may), and the readers refuse
+/// it. The payload itself starts 8-aligned (a vector's storage, then the
+/// 56-byte header).
+template <class T>
+bool elements_aligned(const flatbuffers::Vector<T>* v) {
+  using Element = std::remove_cv_t<std::remove_pointer_t<T>>;
+  return !v || v->size() == 0 || reinterpret_cast<uintptr_t>(v->Data()) % alignof(Element) == 0;
+}
 
 /// Writes `bytes` to `path` through a temporary file renamed over it.
 Status write_file_atomically(const std::string& path, const std::vector<uint8_t>& bytes);

@@ -3,6 +3,7 @@
 
 #include "runtime/program/container.h"
 #include "runtime/schemas/checkpoint_generated.h"
+#include "unaligned_vector.h"
 
 #include <gtest/gtest.h>
 
@@ -103,6 +104,28 @@ TEST(Checkpoint, DamagedAndForeignFilesAreErrorsNamingTheFile) {
   writeFile(bad, wrap_payload(format, b.GetBufferPointer(), b.GetSize()));
   EXPECT_EQ(loadError(bad), bad + ": invalid checkpoint: tensor 'w' holds 12 bytes, its type "
                                   "tensor<4xf32> needs 16");
+
+  // A shape whose 8-byte values sit at 4 mod 8 passes the FlatBuffers
+  // verifier (it checks the vector's 4-byte length only): refused, never read
+  // misaligned; the same values aligned are read.
+  for (bool shift : {false, true}) {
+    flatbuffers::FlatBufferBuilder m;
+    auto tensor_name = m.CreateString("w");
+    auto tensor_data = m.CreateVector(std::vector<uint8_t>(16));
+    auto shape_4 = testing::unaligned_vector<int64_t>(m, {4, 0}, shift);
+    std::vector<flatbuffers::Offset<ckpt::NamedTensor>> one{
+        ckpt::CreateNamedTensor(m, tensor_name, uint8_t(DType::kFloat32), shape_4, tensor_data)};
+    m.Finish(ckpt::CreateCheckpoint(m, m.CreateString("test"), m.CreateVector(one)),
+             ckpt::CheckpointIdentifier());
+    const std::vector<uint8_t> bytes = wrap_payload(format, m.GetBufferPointer(), m.GetSize());
+    const void* values = ckpt::GetCheckpoint(bytes.data() + kContainerHeaderBytes)
+                             ->tensors()->Get(0)->shape()->Data();
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(values) % 8, shift ? 4u : 0u) << "the crafted layout";
+    writeFile(bad, bytes);
+    EXPECT_EQ(loadError(bad), shift ? bad + ": invalid checkpoint: tensor 'w' has a misaligned "
+                                            "shape (8-byte values off an 8-byte boundary)"
+                                    : "loaded");
+  }
 
   // Names must be unique; a failed save leaves the old file whole.
   c.tensors.push_back({"w", Tensor::zeros(DType::kFloat32, {1})});

@@ -1,5 +1,6 @@
 // program_test.cc - the Program's checks and the executor on the host device.
 #include "runtime/program/artifact.h"
+#include "runtime/program/container.h"
 #include "runtime/program/executor.h"
 #include "runtime/program/prebuilt.h"
 #include "runtime/program/program.h"
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include "runtime/cache/sha256.h"
+#include "runtime/schemas/program_generated.h"
+#include "unaligned_vector.h"
 
 namespace spectral {
 namespace {
@@ -564,6 +567,68 @@ TEST(Artifact, DamageIsAnErrorNamingTheFile) {
   const std::vector<uint8_t> bytes = write_artifact({invalid, "x", "", ""});
   EXPECT_NE(error(bytes).find("m.spx: invalid artifact: step 0"), std::string::npos)
       << error(bytes);
+}
+
+/// Artifact bytes whose one buffer's shape (when `in_args` is false) or one
+/// step's arguments hold `words`, unaligned (unaligned_vector.h).
+std::vector<uint8_t> crafted_artifact(const std::vector<uint32_t>& words, bool in_args,
+                                      bool shift) {
+  namespace fb = spectral::spx;
+  flatbuffers::FlatBufferBuilder b;
+  auto name = b.CreateString("x");
+  std::vector<int64_t> shape{4};
+  auto buffer = fb::CreateBuffer(b, name, fb::DType::Float32,
+                                 in_args ? b.CreateVector(shape)
+                                         : testing::unaligned_vector<int64_t>(b, words, shift),
+                                 fb::BufferRole::Input);
+  std::vector<flatbuffers::Offset<fb::Step>> steps;
+  if (in_args) {
+    auto args = testing::unaligned_vector<const fb::Arg*>(b, words, shift);
+    fb::StepBuilder step(b);
+    step.add_args(args);
+    steps.push_back(step.Finish());
+  }
+  std::vector<flatbuffers::Offset<fb::Buffer>> buffers{buffer};
+  auto program = fb::CreateProgram(b, b.CreateString("f"), b.CreateVector(buffers), 0, 0,
+                                   b.CreateVector(steps));
+  fb::FinishArtifactBuffer(b, fb::CreateArtifact(b, b.CreateString("test"), program));
+  const ContainerFormat format{{'S', 'P', 'E', 'C', 'T', 'R', 'A', 'L'}, kArtifactFormatMajor,
+                               kArtifactFormatMinor, "artifact"};
+  return wrap_payload(format, b.GetBufferPointer(), b.GetSize());
+}
+
+TEST(Artifact, MisalignedEightByteValuesAreRefused) {
+  // The FlatBuffers verifier checks a vector's 4-byte length for alignment,
+  // not its elements: 8-byte values at 4 mod 8 pass it, and reading them is
+  // undefined (UBSan stops there; the fuzzer found it).
+  const std::vector<uint32_t> shape_words{4, 0};
+  const std::vector<uint32_t> arg_words{1, 0, 7, 0, 0, 0};  // Int32 7: kind, buffer, integer, real
+  for (bool in_args : {false, true})
+    for (bool shift : {false, true}) {
+      const std::vector<uint8_t> bytes = crafted_artifact(in_args ? arg_words : shape_words,
+                                                          in_args, shift);
+      const spx::Program* read = spx::GetArtifact(bytes.data() + kContainerHeaderBytes)->program();
+      const void* values = in_args ? static_cast<const void*>(read->steps()->Get(0)->args()->Data())
+                                   : read->buffers()->Get(0)->shape()->Data();
+      ASSERT_EQ(reinterpret_cast<uintptr_t>(values) % 8, shift ? 4u : 0u) << "the crafted layout";
+      StatusOr<Artifact> artifact = read_artifact(bytes, "m.spx");
+      if (!shift) {
+        // The same values aligned: read (the shape), or refused for what the
+        // step lacks (a kernel), never for alignment.
+        if (in_args)
+          EXPECT_EQ(artifact.status().message(),
+                    "m.spx: invalid artifact: step 0 launches a missing kernel");
+        else
+          EXPECT_TRUE(artifact.is_ok()) << artifact.status().message();
+        continue;
+      }
+      ASSERT_FALSE(artifact.is_ok());
+      EXPECT_EQ(artifact.status().message(),
+                in_args ? "m.spx: invalid artifact: step 0's arguments are misaligned (8-byte "
+                          "values off an 8-byte boundary)"
+                        : "m.spx: invalid artifact: buffer 0's shape is misaligned (8-byte values "
+                          "off an 8-byte boundary)");
+    }
 }
 
 TEST(Artifact, FilesAreWrittenWholeAndReadOnlyWhenRegular) {
