@@ -401,8 +401,9 @@ TEST(Executor, RunsOneByOneWhereTheDeviceRefusesAGraph) {
     ASSERT_TRUE((*exe)->run({floats({1, 2, 3, 4})}, &outputs, &stats).is_ok());
     EXPECT_EQ(outputs[0].bytes, floats({8, 16, 24, 32}).bytes);
     EXPECT_FALSE(stats.replayed);
-    if (run > 0)
+    if (run > 0) {
       EXPECT_EQ(stats.steps, "one by one (the device refused the graph: no graphs here)");
+    }
   }
 }
 
