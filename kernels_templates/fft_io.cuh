@@ -15,6 +15,11 @@
 #pragma once
 
 #include "fft_complex.cuh"
+#if defined(SPECTRAL_HOST_EMULATION)
+#include <utility>  // std::declval
+
+#include "host_lanes.h"
+#endif
 
 namespace spectral_fft {
 
@@ -58,7 +63,30 @@ struct ComplexStore {
   __device__ __forceinline__ void operator()(int batch, int i, cplx<T> value) const {
     data[layout.offset(batch, i)] = scale(value, factor);
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// Whether a line's elements are side by side (put_run may be called).
+  __forceinline__ bool runs() const { return layout.inner == 1; }
+  /// The phased forms' V stores at once: lane l of `value` as element i + l
+  /// of `batch`, scaled lane by lane (the same product: the same bits).
+  template <typename L>
+  __forceinline__ void put_run(int batch, int i, const cplx<L>& value) const {
+    const cplx<L> v = scale(value, L(factor));
+    ::spectral_host::store_pairs(&data[layout.offset(batch, i)].re, v.re, v.im);
+  }
+#endif
 };
+
+#if defined(SPECTRAL_HOST_EMULATION)
+/// Whether a Store has runs() and put_run (ComplexStore's).
+template <typename S, typename = void>
+struct has_put_run {
+  static constexpr bool value = false;
+};
+template <typename S>
+struct has_put_run<S, decltype((void)std::declval<const S&>().runs())> {
+  static constexpr bool value = true;
+};
+#endif
 
 template <typename T>
 struct RealStore {

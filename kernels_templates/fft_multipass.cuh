@@ -67,6 +67,36 @@ struct FourStepTwiddleStore {
     cplx<T> w = hi[m >> shift] * lo[m & ((1LL << shift) - 1)];
     data[layout.offset(batch, k1)] = value * (FORWARD ? w : conj(w));
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// The phased forms' stores of V lines at once (fft_stockham.cuh's
+  /// store_lanes), where the lanes are V consecutive j2 of one row (the
+  /// axis is the last, inner == 1): each k1's twiddles gathered into lanes,
+  /// the products lane by lane (the operator()'s arithmetic: the same bits),
+  /// the row's V entries stored side by side.
+  template <int N, typename L>
+  __forceinline__ bool put_lanes(const int* batch, const cplx<L>* y) const {
+    constexpr int V = L::size;
+    const int j2 = batch[0] % layout.inner;
+    if (inner != 1 || j2 + V > layout.inner || batch[V - 1] != batch[0] + V - 1) return false;
+    const long long mask = (1LL << shift) - 1;
+    for (int k1 = 0; k1 < N; ++k1) {
+      cplx<L> h, l;
+      const T* at_hi[V];
+      const T* at_lo[V];
+      long long m = (long long)k1 * j2;
+      for (int lane = 0; lane < V; ++lane, m += k1) {
+        at_hi[lane] = &hi[m >> shift].re;
+        at_lo[lane] = &lo[m & mask].re;
+      }
+      ::spectral_host::gather_pairs(at_hi, h.re, h.im);
+      ::spectral_host::gather_pairs(at_lo, l.re, l.im);
+      const cplx<L> w = h * l;
+      const cplx<L> value = y[k1] * (FORWARD ? w : conj(w));
+      ::spectral_host::store_pairs(&data[layout.offset(batch[0], k1)].re, value.re, value.im);
+    }
+    return true;
+  }
+#endif
 };
 
 /// Pass 2's Store: batch b = (outer * N1 + k1) * inner + in of the row
@@ -82,6 +112,25 @@ struct FourStepRowStore {
     int outer = rest / n1, k1 = rest - outer * n1;
     store(outer * inner + in, k1 + n1 * k2, value);
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// The phased forms' stores of V lines at once (fft_stockham.cuh's
+  /// store_lanes), where the lanes are V consecutive k1 of one outer line
+  /// (inner == 1) and `store` writes a line's elements side by side
+  /// (has_put_run): each k2's V bins are neighbours, stored as one run.
+  template <int N, typename L>
+  __forceinline__ bool put_lanes(const int* batch, const cplx<L>* y) const {
+    if constexpr (has_put_run<Store>::value) {
+      constexpr int V = L::size;
+      const int outer = batch[0] / n1, k1 = batch[0] - outer * n1;
+      if (inner != 1 || k1 + V > n1 || batch[V - 1] != batch[0] + V - 1 || !store.runs())
+        return false;
+      for (int k2 = 0; k2 < N; ++k2) store.put_run(outer, k1 + n1 * k2, y[k2]);
+      return true;
+    } else {
+      return false;
+    }
+  }
+#endif
 };
 
 /// Bluestein's first load: x_j * chirp_j for j < N, zero up to M.

@@ -28,6 +28,7 @@
 #if defined(SPECTRAL_HOST_EMULATION)
 #include <utility>  // std::declval
 
+#include "fft_io.cuh"  // has_put_run
 #include "host_lanes.h"
 #endif
 
@@ -365,12 +366,73 @@ __forceinline__ bool side_by_side(const F& f, int b) {
   return true;
 }
 
+/// Whether a Store takes a group's lanes whole: put_lanes<N>(batch, y)
+/// stores lane l of y[k] as store(batch[l], k, .) would for every k < N,
+/// with the same arithmetic on the lanes (the same bits), and returns true,
+/// or returns false having stored nothing where it cannot.
+template <typename S, typename = void>
+struct has_put_lanes {
+  static constexpr bool value = false;
+};
+template <typename S>
+struct has_put_lanes<
+    S, decltype((void)std::declval<const S&>().template put_lanes<1>(
+           (const int*)nullptr,
+           (const cplx<::spectral_host::wide_lanes<float>>*)nullptr))> {
+  static constexpr bool value = true;
+};
+
+/// The V x V block of lanes y[k + j] (j < V) turned so that row l holds
+/// lane l of each: rows[l] lane j is lane l of y[k + j].
+template <typename L>
+__forceinline__ void transposed(const cplx<L>* y, L* re, L* im) {
+  for (int j = 0; j < L::size; ++j) {
+    re[j] = y[j].re;
+    im[j] = y[j].im;
+  }
+  ::spectral_host::transpose(re);
+  ::spectral_host::transpose(im);
+}
+
+/// Whether each of the V lines `batch` names has its N entries side by side
+/// (a run), for a Load that says where they are (has_address) with N a
+/// multiple of V.
+template <int N, typename T, typename F>
+__forceinline__ bool runs_of(const F& f, const int* batch) {
+  if constexpr (has_address<F>::value && N % ::spectral_host::wide_lanes<T>::size == 0) {
+    for (int l = 0; l < ::spectral_host::wide_lanes<T>::size; ++l) {
+      const uintptr_t first = reinterpret_cast<uintptr_t>(f.address(batch[l], 0));
+      if (reinterpret_cast<uintptr_t>(f.address(batch[l], N - 1)) !=
+          first + (N - 1) * sizeof(cplx<T>))
+        return false;
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
 /// Lane l of y[k] into store(batch[l], k, .) for k < N, the first `valid`
-/// lanes (batches_as_lines' usual end).
+/// lanes (batches_as_lines' usual end). A Store that takes the group whole
+/// (has_put_lanes) does; one whose lines are runs (has_put_run: runs())
+/// takes each lane's V neighbouring entries at once, turned from lanes to
+/// runs in registers.
 template <int N, typename Store, typename L>
 __forceinline__ void store_lanes(const Store& store, const int* batch, int valid,
                                  const cplx<L>* y) {
-  if (valid == L::size) {
+  constexpr int V = L::size;
+  if constexpr (has_put_lanes<Store>::value)
+    if (valid == V && store.template put_lanes<N>(batch, y)) return;
+  if constexpr (has_put_run<Store>::value && N % V == 0)
+    if (store.runs()) {
+      for (int k = 0; k < N; k += V) {
+        L re[V], im[V];
+        transposed(y + k, re, im);
+        for (int l = 0; l < valid; ++l) store.put_run(batch[l], k, make_cplx<L>(re[l], im[l]));
+      }
+      return;
+    }
+  if (valid == V) {
     for (int k = 0; k < N; ++k)
 #pragma GCC unroll 8
       for (int l = 0; l < L::size; ++l) store(batch[l], k, lane_of(y[k], l));
@@ -414,10 +476,28 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
           const cplx<T>* at = static_cast<const cplx<T>*>(load.address(b, i));
           ::spectral_host::load_pairs(&at->re, lines[i].re, lines[i].im);
         }
+    } else if (full && runs_of<N, T>(load, batch)) {
+      if constexpr (has_address<Load>::value && N % V == 0)
+        for (int i = 0; i < N; i += V) {
+          // Each lane's V entries from i as one run, turned into lanes.
+          L re[V], im[V];
+          for (int l = 0; l < V; ++l)
+            ::spectral_host::load_pairs(
+                &static_cast<const cplx<T>*>(load.address(batch[l], i))->re, re[l], im[l]);
+          ::spectral_host::transpose(re);
+          ::spectral_host::transpose(im);
+          for (int j = 0; j < V; ++j) lines[i + j] = make_cplx<L>(re[j], im[j]);
+        }
+    } else if constexpr (has_address<Load>::value) {
+      for (int i = 0; i < N; ++i) {
+        if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
+        const T* at[V];
+        for (int l = 0; l < V; ++l)
+          at[l] = &static_cast<const cplx<T>*>(load.address(batch[l], i))->re;
+        ::spectral_host::gather_pairs(at, lines[i].re, lines[i].im);
+      }
     } else {
       for (int i = 0; i < N; ++i) {
-        if constexpr (has_address<Load>::value)
-          if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
 #pragma GCC unroll 8
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
       }

@@ -76,6 +76,84 @@ __forceinline__ void load_pairs(const T* p, wide_lanes<T>& re, wide_lanes<T>& im
   }
 }
 
+/// The real and imaginary parts of V complex values, the one of lane l at
+/// p[l] (a pair of T each), built in registers: each pair is moved whole
+/// (its bits as one wider integer), never through a store and a wider load.
+template <typename T>
+__forceinline__ void gather_pairs(const T* const* p, wide_lanes<T>& re, wide_lanes<T>& im) {
+  constexpr int V = wide_lanes<T>::size;
+  typedef long long pair2 __attribute__((vector_size(16)));  // two pairs of floats
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8, "pairs of float or double");
+  if constexpr (sizeof(T) == 4) {
+    // A pair of floats is 8 bytes: V / 2 of them a vector of V floats.
+    typedef long long words __attribute__((vector_size(V * sizeof(T))));
+    long long w[V];
+    for (int l = 0; l < V; ++l) __builtin_memcpy(&w[l], p[l], 8);
+    words a, b;
+    if constexpr (V == 8) {
+      a = words{w[0], w[1], w[2], w[3]};
+      b = words{w[4], w[5], w[6], w[7]};
+    } else {
+      a = words{w[0], w[1]};
+      b = words{w[2], w[3]};
+    }
+    typename wide_lanes<T>::vector fa = (typename wide_lanes<T>::vector)a,
+                                   fb = (typename wide_lanes<T>::vector)b;
+    if constexpr (V == 8) {
+      re.v = __builtin_shufflevector(fa, fb, 0, 2, 4, 6, 8, 10, 12, 14);
+      im.v = __builtin_shufflevector(fa, fb, 1, 3, 5, 7, 9, 11, 13, 15);
+    } else {
+      re.v = __builtin_shufflevector(fa, fb, 0, 2, 4, 6);
+      im.v = __builtin_shufflevector(fa, fb, 1, 3, 5, 7);
+    }
+  } else {
+    (void)sizeof(pair2);
+    for (int l = 0; l < V; ++l) {
+      re[l] = p[l][0];
+      im[l] = p[l][1];
+    }
+  }
+}
+
+/// Transposes V vectors of V lanes in place: lane j of r[l] becomes lane l
+/// of r[j]. Only moves bits.
+template <typename T>
+__forceinline__ void transpose(wide_lanes<T>* r) {
+  constexpr int V = wide_lanes<T>::size;
+  using vec = typename wide_lanes<T>::vector;
+  if constexpr (V == 8) {
+    vec t[8], u[8];
+    for (int p = 0; p < 4; ++p) {
+      t[2 * p] = __builtin_shufflevector(r[2 * p].v, r[2 * p + 1].v, 0, 8, 1, 9, 4, 12, 5, 13);
+      t[2 * p + 1] = __builtin_shufflevector(r[2 * p].v, r[2 * p + 1].v, 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int h = 0; h < 8; h += 4) {
+      u[h] = __builtin_shufflevector(t[h], t[h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[h + 1] = __builtin_shufflevector(t[h], t[h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+      u[h + 2] = __builtin_shufflevector(t[h + 1], t[h + 3], 0, 1, 8, 9, 4, 5, 12, 13);
+      u[h + 3] = __builtin_shufflevector(t[h + 1], t[h + 3], 2, 3, 10, 11, 6, 7, 14, 15);
+    }
+    for (int c = 0; c < 4; ++c) {
+      r[c].v = __builtin_shufflevector(u[c], u[c + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+      r[c + 4].v = __builtin_shufflevector(u[c], u[c + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+  } else if constexpr (V == 4) {
+    const vec t0 = __builtin_shufflevector(r[0].v, r[1].v, 0, 4, 1, 5),
+              t1 = __builtin_shufflevector(r[0].v, r[1].v, 2, 6, 3, 7),
+              t2 = __builtin_shufflevector(r[2].v, r[3].v, 0, 4, 1, 5),
+              t3 = __builtin_shufflevector(r[2].v, r[3].v, 2, 6, 3, 7);
+    r[0].v = __builtin_shufflevector(t0, t2, 0, 1, 4, 5);
+    r[1].v = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    r[2].v = __builtin_shufflevector(t1, t3, 0, 1, 4, 5);
+    r[3].v = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+  } else {
+    static_assert(V == 2, "lanes of 2, 4 or 8");
+    const vec t0 = r[0].v;
+    r[0].v = __builtin_shufflevector(t0, r[1].v, 0, 2);
+    r[1].v = __builtin_shufflevector(t0, r[1].v, 1, 3);
+  }
+}
+
 /// Stores lanes `re` and `im` as V complex values at `p`.
 template <typename T>
 __forceinline__ void store_pairs(T* p, const wide_lanes<T>& re, const wide_lanes<T>& im) {

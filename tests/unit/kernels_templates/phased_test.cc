@@ -140,6 +140,9 @@ TEST(PhasedSchedule, ComplexLinesMatchFibers) {
   // last run's lines not filling the lanes: blocks of 2 rows and of 1 row.
   expect_same_both_ways(c2c_program({lines_for_runs_of_8(2, 9), 1024}, {1}, true, false));
   expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 2048}, {1}, false, true), true);
+  // The same lanes stored as runs (fft_stockham.cuh's store_lanes) with the
+  // norm's scaling.
+  expect_same_both_ways(c2c_program({lines_for_runs_of_8(2, 3), 256}, {1}, false, false, 0.5));
   // Bluestein (97 is prime; its convolution has length 256) likewise.
   expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 97}, {1}, true, false), true);
   expect_same_both_ways(c2c_program({lines_for_runs_of_8(1, 5), 97}, {1}, false, true));
@@ -150,6 +153,8 @@ TEST(PhasedSchedule, ImagesAndFourStepMatchFibers) {
   expect_same_both_ways(c2c_program({2, 64, 48}, {1, 2}, true, false), /*specials=*/true);
   expect_same_both_ways(c2c_program({1, 65536}, {1}, true, false), /*specials=*/true);
   expect_same_both_ways(c2c_program({1, 65536}, {1}, false, true));
+  // Along a strided axis: the passes' lanes are not one row's neighbours.
+  expect_same_both_ways(c2c_program({65536, 3}, {0}, true, false));
 }
 
 // R2C and C2R through the half-length packing, and the DCTs around a complex line.
