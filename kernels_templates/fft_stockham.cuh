@@ -19,7 +19,9 @@
 // and fft_bluestein.cuh's forms: with at least a SIMD width of lines in the
 // run they transform that many at once, a lane each (batches_as_lines,
 // fft_lines), so that lines that are neighbours in memory (a strided axis,
-// the four-step passes) are read and written together.
+// the four-step passes) are read and written together, and lines that are
+// runs (a last axis) are read and written V entries a lane at once, turned
+// between runs and lanes in registers (host_lanes.h's transpose).
 #pragma once
 
 #include "common.cuh"  // SPECTRAL_HOST_PHASED, for the units of the phased forms
@@ -454,8 +456,10 @@ __forceinline__ void store_lanes(const Store& store, const int* batch, int valid
 /// cache lines, and a load that says where they are (has_address) reads V
 /// side by side as two vectors, and has the first lane's element PREFETCH
 /// entries ahead prefetched: a strided line's cache lines are in no hardware
-/// prefetcher's stride. (Stores of lanes side by side as vectors measured no
-/// faster: their cost is the cache lines'.)
+/// prefetcher's stride. Where each lane's line is a run (runs_of), V entries
+/// of each are read as vectors and turned into lanes; elsewhere each lane's
+/// entry is gathered in registers (gather_pairs). store_lanes does the
+/// reverse for Stores that can (has_put_lanes, has_put_run).
 template <int N, typename T, typename Load, typename Transform, typename Finish>
 __forceinline__ void batches_as_lines(int first, int count, Load load, Transform transform,
                                       Finish finish) {

@@ -82,7 +82,6 @@ __forceinline__ void load_pairs(const T* p, wide_lanes<T>& re, wide_lanes<T>& im
 template <typename T>
 __forceinline__ void gather_pairs(const T* const* p, wide_lanes<T>& re, wide_lanes<T>& im) {
   constexpr int V = wide_lanes<T>::size;
-  typedef long long pair2 __attribute__((vector_size(16)));  // two pairs of floats
   static_assert(sizeof(T) == 4 || sizeof(T) == 8, "pairs of float or double");
   if constexpr (sizeof(T) == 4) {
     // A pair of floats is 8 bytes: V / 2 of them a vector of V floats.
@@ -106,8 +105,7 @@ __forceinline__ void gather_pairs(const T* const* p, wide_lanes<T>& re, wide_lan
       re.v = __builtin_shufflevector(fa, fb, 0, 2, 4, 6);
       im.v = __builtin_shufflevector(fa, fb, 1, 3, 5, 7);
     }
-  } else {
-    (void)sizeof(pair2);
+  } else {  // a pair of doubles is a vector of two already: lane by lane
     for (int l = 0; l < V; ++l) {
       re[l] = p[l][0];
       im[l] = p[l][1];
