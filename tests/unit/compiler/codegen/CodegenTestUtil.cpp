@@ -186,7 +186,8 @@ std::string runError(const std::string &source, std::vector<HostTensor> inputs) 
   return runOn(source, hostDevice(), inputs, &outputs);
 }
 
-void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased) {
+void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased,
+                               int emptyEvery) {
   auto make = [](HostSchedule schedule) {
     StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create(host::HostChecks{}, schedule);
     EXPECT_TRUE(bool(device)) << device.status().message();
@@ -211,7 +212,12 @@ void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phas
                              }),
               phased)
         << "phased units in:\n" << source;
-    const std::vector<HostTensor> inputs = randomInputs(source, 3);
+    std::vector<HostTensor> inputs = randomInputs(source, 3);
+    for (HostTensor &input : inputs)
+      for (int64_t i = 1; emptyEvery > 0 && i < input.elements(); i += emptyEvery) {
+        if (input.dtype == DType::kInt64) reinterpret_cast<int64_t *>(input.bytes.data())[i] = -1;
+        if (input.dtype == DType::kInt32) reinterpret_cast<int32_t *>(input.bytes.data())[i] = -1;
+      }
     std::vector<HostTensor> byLoops, byFibers;
     ASSERT_EQ((*executable)->run(inputs, &byLoops).message(), "") << source;
     ASSERT_EQ(runOn(source, *fibers, inputs, &byFibers), "") << source;

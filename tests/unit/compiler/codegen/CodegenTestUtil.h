@@ -56,8 +56,11 @@ std::string runOn(const std::string &source, Device &device, const std::vector<H
 /// devices of their own, with no checks whatever the environment says: one
 /// phased (host_emulation.h, "Phased kernels"), one with every CUDA thread a
 /// fiber, on the same random inputs. Every result must be the same bytes,
-/// and the kernels of each source must include `phased` phased units.
-void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased = 1);
+/// and the kernels of each source must include `phased` phased units. With
+/// `emptyEvery` > 0, every emptyEvery-th entry of each integer input (from
+/// the second) is -1: an empty slot of a sparse operand or a gather.
+void expectPhasedMatchesFibers(const std::vector<std::string> &sources, int phased = 1,
+                               int emptyEvery = 0);
 
 /// KERNELS.md's static gate for generated kernels: compiles every kernel of
 /// @main of each source (without simplification) with NVRTC to CUBIN (and

@@ -298,14 +298,19 @@ TEST(SparseCodegen, SparseOpsOfManySlots) {
 
 // The merges are phased on the host (sparse_ops.cuh): every loop's entries
 // in turn give the bytes the block's threads give; random indices in
-// [0, 10) repeat within a side and between them. Workspaces in shared
-// memory and in global scratch.
+// [0, 10) repeat within a side and between them, then with empty ones (-1).
+// Workspaces in shared memory and in global scratch.
 TEST(SparseCodegen, SparseOpsPhasedMatchFibers) {
   expectPhasedMatchesFibers({sparseBinary("sparse_add", "3x5", "3x4", "f32", "3x9"),
                              sparseBinary("sparse_mul", "4x7", "4x12", "complex<f64>", "4x7"),
                              sparseBinary("sparse_add", "2x3x8", "2x3x8", "i32", "2x3x16"),
                              sparseBinary("sparse_add", "2x300", "2x200", "f64", "2x500"),
                              sparseBinary("sparse_mul", "2x1500", "2x1000", "f32", "2x1000")});
+  // Empty slots (-1) among them: sorted last, in both schedules alike.
+  expectPhasedMatchesFibers({sparseBinary("sparse_add", "3x5", "3x4", "f32", "3x9"),
+                             sparseBinary("sparse_mul", "4x7", "4x12", "complex<f64>", "4x7"),
+                             sparseBinary("sparse_add", "2x300", "2x200", "f64", "2x500")},
+                            1, /*emptyEvery=*/3);
 }
 
 TEST(SparseCodegen, SparseIndexBelowMinusOneFailsTheRun) {
@@ -424,8 +429,9 @@ std::string imageScatter(int64_t images, int64_t h, int64_t w, const std::string
 // once, the top-k, the slots and the scatter's sums by one caller, the bytes
 // the block's threads give. Images of full and partial groups of rows, one
 // row, odd lengths; random indices in [0, 10) for the gather and scatter
-// (slots repeat, several rounds of them for k = 300; empty and bad slots
-// are compared against the reference in FusedSparse tests and lit).
+// (slots repeat, several rounds of them for k = 300), then with empty ones
+// (bad slots are compared against the reference in FusedSparse tests and
+// lit).
 TEST(FusedSparse, ImageTransformsPhasedMatchFibers) {
   expectPhasedMatchesFibers({imageTopk(4, 8, 8, "complex<f32>", 5),
                              imageTopk(2, 7, 9, "complex<f64>", 63),
@@ -435,6 +441,11 @@ TEST(FusedSparse, ImageTransformsPhasedMatchFibers) {
                              imageScatter(4, 8, 8, "complex<f32>", 5),
                              imageScatter(2, 12, 10, "complex<f32>", 300),
                              imageScatter(3, 5, 6, "complex<f64>", 50)});
+  // Empty slots (-1) among the gathers' and scatters' indices.
+  expectPhasedMatchesFibers({imageGather(2, 8, 8, "complex<f32>", 70),
+                             imageScatter(2, 12, 10, "complex<f32>", 300),
+                             imageScatter(3, 5, 6, "complex<f64>", 50)},
+                            1, /*emptyEvery=*/4);
 }
 
 TEST(FusedSparse, ConstantOperandsReadNoBuffersOrGetOne) {
