@@ -16,6 +16,7 @@
 
 #include "fft_complex.cuh"
 #if defined(SPECTRAL_HOST_EMULATION)
+#include <type_traits>
 #include <utility>  // std::declval
 
 #include "host_lanes.h"
@@ -150,6 +151,16 @@ struct PairLoad {
   __device__ __forceinline__ cplx<T> operator()(int batch, int j) const {
     return make_cplx<T>(load(batch, 2 * j), load(batch, 2 * j + 1));
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// Where z_j is (fft_stockham.cuh's has_address), for a plain RealLoad
+  /// whose line's entries are side by side: x_2j and x_2j+1 are then z_j as
+  /// a cplx<T>. nullptr for a strided line.
+  template <typename L = Load,
+            typename = typename std::enable_if<std::is_same<L, RealLoad<T>>::value>::type>
+  __forceinline__ const void* address(int batch, int j) const {
+    return load.layout.inner == 1 ? &load.data[load.layout.offset(batch, 2 * j)] : nullptr;
+  }
+#endif
 };
 
 /// The reverse: z_j is stored as x_2j = Re z_j, x_2j+1 = Im z_j.

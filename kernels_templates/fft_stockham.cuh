@@ -348,7 +348,9 @@ __forceinline__ void columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* o
 
 /// Whether F says where its elements are: address(batch, i), a batch's part
 /// plus an element's (so batches whose element 0 are neighbours are so at
-/// every element); a Load reads its value from there unchanged.
+/// every element); a Load reads its value, a cplx<T>, from there unchanged.
+/// A Load may answer nullptr for every element of a call (its values are not
+/// in memory as such there: a PairLoad of a strided real line).
 template <typename F, typename = void>
 struct has_address {
   static constexpr bool value = false;
@@ -471,41 +473,43 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
     int batch[V];
     for (int l = 0; l < V; ++l) batch[l] = b + l < end ? b + l : end - 1;
     const bool full = b + V <= end;
-    bool pairs = false;
-    if constexpr (has_address<Load>::value) pairs = full && side_by_side<V, T>(load, b);
-    if (pairs) {
-      if constexpr (has_address<Load>::value)
+    bool addressed = false;
+    if constexpr (has_address<Load>::value) {
+      addressed = load.address(b, 0) != nullptr;
+      if (!addressed) {
+      } else if (full && side_by_side<V, T>(load, b)) {
         for (int i = 0; i < N; ++i) {
           if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
           const cplx<T>* at = static_cast<const cplx<T>*>(load.address(b, i));
           ::spectral_host::load_pairs(&at->re, lines[i].re, lines[i].im);
         }
-    } else if (full && runs_of<N, T>(load, batch)) {
-      if constexpr (has_address<Load>::value && N % V == 0)
-        for (int i = 0; i < N; i += V) {
-          // Each lane's V entries from i as one run, turned into lanes.
-          L re[V], im[V];
+      } else if (full && runs_of<N, T>(load, batch)) {
+        if constexpr (N % V == 0)
+          for (int i = 0; i < N; i += V) {
+            // Each lane's V entries from i as one run, turned into lanes.
+            L re[V], im[V];
+            for (int l = 0; l < V; ++l)
+              ::spectral_host::load_pairs(
+                  &static_cast<const cplx<T>*>(load.address(batch[l], i))->re, re[l], im[l]);
+            ::spectral_host::transpose(re);
+            ::spectral_host::transpose(im);
+            for (int j = 0; j < V; ++j) lines[i + j] = make_cplx<L>(re[j], im[j]);
+          }
+      } else {
+        for (int i = 0; i < N; ++i) {
+          if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
+          const T* at[V];
           for (int l = 0; l < V; ++l)
-            ::spectral_host::load_pairs(
-                &static_cast<const cplx<T>*>(load.address(batch[l], i))->re, re[l], im[l]);
-          ::spectral_host::transpose(re);
-          ::spectral_host::transpose(im);
-          for (int j = 0; j < V; ++j) lines[i + j] = make_cplx<L>(re[j], im[j]);
+            at[l] = &static_cast<const cplx<T>*>(load.address(batch[l], i))->re;
+          ::spectral_host::gather_pairs(at, lines[i].re, lines[i].im);
         }
-    } else if constexpr (has_address<Load>::value) {
-      for (int i = 0; i < N; ++i) {
-        if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
-        const T* at[V];
-        for (int l = 0; l < V; ++l)
-          at[l] = &static_cast<const cplx<T>*>(load.address(batch[l], i))->re;
-        ::spectral_host::gather_pairs(at, lines[i].re, lines[i].im);
       }
-    } else {
+    }
+    if (!addressed)
       for (int i = 0; i < N; ++i) {
 #pragma GCC unroll 8
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
       }
-    }
     finish(batch, full ? V : end - b, transform(batch, lines, other));
   }
 }
