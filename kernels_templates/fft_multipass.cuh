@@ -165,6 +165,20 @@ struct TableStore {
   }
 };
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// Whether an axis_map Value gives V elements at once: Lanes (the lanes
+/// type), lanes_at(i) (whether it can from element i) and lanes(batch, i)
+/// (elements i to i + V - 1, each as value(batch, i + l) gives it).
+template <typename F, typename = void>
+struct has_value_lanes {
+  static constexpr bool value = false;
+};
+template <typename F>
+struct has_value_lanes<F, decltype((void)std::declval<const F&>().lanes_at(0))> {
+  static constexpr bool value = true;
+};
+#endif
+
 /// store(batch, i, value(batch, i)) for every element of [outer, n, inner]
 /// (count of them), visited in memory order so that any inner coalesces;
 /// a grid-stride loop with no barrier.
@@ -185,6 +199,20 @@ __device__ void axis_map(long long count, int n, int inner, Value value, Store s
         for (long long e = start; e < end; ++outer, i = 0) {
           const int batch = int(outer), stop = end - e < n - i ? i + int(end - e) : n;
           e += stop - i;
+          if constexpr (has_value_lanes<Value>::value && has_put_run<Store>::value) {
+            // V elements at once where the Value can and the Store's lines
+            // are runs.
+            constexpr int V = Value::Lanes::size;
+            if (store.runs())
+              while (i < stop)
+                if (i + V <= stop && value.lanes_at(i)) {
+                  store.put_run(batch, i, value.lanes(batch, i));
+                  i += V;
+                } else {
+                  store(batch, i, value(batch, i));
+                  ++i;
+                }
+          }
           for (; i < stop; ++i) store(batch, i, value(batch, i));
         }
       } else {

@@ -291,6 +291,26 @@ struct RealSpectrumFromHalf {
     return unpack_bin(z[layout.offset(batch, k % h)], z[layout.offset(batch, (h - k) % h)],
                       twiddles_n[k]);
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// The phased axis_map's V bins at once (fft_multipass.cuh), which it
+  /// asks for on a last axis (z's lines runs too): bins k to k + V - 1 lane
+  /// by lane, operator()'s arithmetic (the same bits), where 1 <= k and
+  /// k + V <= h (lanes_at): z_k onwards read forwards, z_(h-k) downwards
+  /// backwards.
+  using Lanes = ::spectral_host::wide_lanes<T>;
+  __forceinline__ bool lanes_at(int k) const { return k >= 1 && k + Lanes::size <= layout.n; }
+  __forceinline__ cplx<Lanes> lanes(int batch, int k) const {
+    const cplx<T>* line = &z[layout.offset(batch, 0)];
+    cplx<Lanes> zk, zm, w;
+    ::spectral_host::load_pairs(&line[k].re, zk.re, zk.im);
+    ::spectral_host::load_pairs(&line[layout.n - k - (Lanes::size - 1)].re, zm.re, zm.im);
+    ::spectral_host::load_pairs(&twiddles_n[k].re, w.re, w.im);
+    return unpack_bin(zk,
+                      make_cplx<Lanes>(::spectral_host::reversed(zm.re),
+                                       ::spectral_host::reversed(zm.im)),
+                      w);
+  }
+#endif
 };
 
 /// C2R before the inverse FFT: Z_k for k in [0, H) from the half spectrum

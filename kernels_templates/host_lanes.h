@@ -113,6 +113,19 @@ __forceinline__ void gather_pairs(const T* const* p, wide_lanes<T>& re, wide_lan
   }
 }
 
+/// The lanes of `a` in reverse order: lane l is lane V - 1 - l of `a`.
+template <typename T>
+__forceinline__ wide_lanes<T> reversed(const wide_lanes<T>& a) {
+  wide_lanes<T> r;
+  if constexpr (wide_lanes<T>::size == 8)
+    r.v = __builtin_shufflevector(a.v, a.v, 7, 6, 5, 4, 3, 2, 1, 0);
+  else if constexpr (wide_lanes<T>::size == 4)
+    r.v = __builtin_shufflevector(a.v, a.v, 3, 2, 1, 0);
+  else
+    r.v = __builtin_shufflevector(a.v, a.v, 1, 0);
+  return r;
+}
+
 /// Transposes V vectors of V lanes in place: lane j of r[l] becomes lane l
 /// of r[j]. Only moves bits.
 template <typename T>

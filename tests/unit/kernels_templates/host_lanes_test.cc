@@ -1,5 +1,5 @@
 // host_lanes_test.cc - host_lanes.h's moves of lanes (loads and stores of
-// pairs, gathers, transposes) at the width this test is built for.
+// pairs, gathers, transposes, reversals) at the width this test is built for.
 //
 // The kernels are built with -march=native (on this machine AVX: 8 floats or
 // 4 doubles a vector) and the phased tests compare them with fibers bit for
@@ -59,6 +59,15 @@ TYPED_TEST(HostLanes, TransposeTurnsLanesIntoRows) {
   spectral_host::transpose(rows);
   for (int r = 0; r < V; ++r)
     for (int l = 0; l < V; ++l) EXPECT_EQ(rows[r][l], T(10 * l + r)) << r << ", " << l;
+}
+
+TYPED_TEST(HostLanes, ReversedTurnsTheLanesAround) {
+  using T = TypeParam;
+  constexpr int V = wide_lanes<T>::size;
+  wide_lanes<T> a;
+  for (int l = 0; l < V; ++l) a[l] = T(l + 1);
+  const wide_lanes<T> r = spectral_host::reversed(a);
+  for (int l = 0; l < V; ++l) EXPECT_EQ(r[l], T(V - l)) << l;
 }
 
 }  // namespace
