@@ -167,14 +167,15 @@ struct TableStore {
 
 #if defined(SPECTRAL_HOST_EMULATION)
 /// Whether an axis_map Value gives V elements at once: Lanes (the lanes
-/// type), lanes_at(i) (whether it can from element i) and lanes(batch, i)
-/// (elements i to i + V - 1, each as value(batch, i + l) gives it).
+/// type), lanes_at(batch, i) (whether it can from element i) and
+/// lanes(batch, i) (elements i to i + V - 1, each as value(batch, i + l)
+/// gives it).
 template <typename F, typename = void>
 struct has_value_lanes {
   static constexpr bool value = false;
 };
 template <typename F>
-struct has_value_lanes<F, decltype((void)std::declval<const F&>().lanes_at(0))> {
+struct has_value_lanes<F, decltype((void)std::declval<const F&>().lanes_at(0, 0))> {
   static constexpr bool value = true;
 };
 #endif
@@ -205,7 +206,7 @@ __device__ void axis_map(long long count, int n, int inner, Value value, Store s
             constexpr int V = Value::Lanes::size;
             if (store.runs())
               while (i < stop)
-                if (i + V <= stop && value.lanes_at(i)) {
+                if (i + V <= stop && value.lanes_at(batch, i)) {
                   store.put_run(batch, i, value.lanes(batch, i));
                   i += V;
                 } else {

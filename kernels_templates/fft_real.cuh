@@ -298,7 +298,9 @@ struct RealSpectrumFromHalf {
   /// k + V <= h (lanes_at): z_k onwards read forwards, z_(h-k) downwards
   /// backwards.
   using Lanes = ::spectral_host::wide_lanes<T>;
-  __forceinline__ bool lanes_at(int k) const { return k >= 1 && k + Lanes::size <= layout.n; }
+  __forceinline__ bool lanes_at(int, int k) const {
+    return k >= 1 && k + Lanes::size <= layout.n;
+  }
   __forceinline__ cplx<Lanes> lanes(int batch, int k) const {
     const cplx<T>* line = &z[layout.offset(batch, 0)];
     cplx<Lanes> zk, zm, w;
@@ -323,6 +325,32 @@ struct HalfFromRealSpectrum {
   __device__ __forceinline__ cplx<T> operator()(int batch, int k) const {
     return packed_bin(load, batch, k, h, twiddles_n[k]);
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// The phased axis_map's V bins at once (fft_multipass.cuh), which it
+  /// asks for on a last axis: Z_k to Z_(k+V-1) lane by lane, operator()'s
+  /// arithmetic (the same bits), where the load is a plain one that says
+  /// where its bins are (has_address: a ComplexLoad, whose line is a run
+  /// there) and 1 <= k, k + V <= h (lanes_at).
+  using Lanes = ::spectral_host::wide_lanes<T>;
+  __forceinline__ bool lanes_at(int, int k) const {
+    return has_address<Load>::value && k >= 1 && k + Lanes::size <= h;
+  }
+  __forceinline__ cplx<Lanes> lanes(int batch, int k) const {
+    cplx<Lanes> a, b, w;
+    if constexpr (has_address<Load>::value) {
+      ::spectral_host::load_pairs(&static_cast<const cplx<T>*>(load.address(batch, k))->re, a.re,
+                                  a.im);
+      ::spectral_host::load_pairs(
+          &static_cast<const cplx<T>*>(load.address(batch, h - k - (Lanes::size - 1)))->re, b.re,
+          b.im);
+      ::spectral_host::load_pairs(&twiddles_n[k].re, w.re, w.im);
+    }
+    return pack_bins(a,
+                     make_cplx<Lanes>(::spectral_host::reversed(b.re),
+                                      ::spectral_host::reversed(b.im)),
+                     w);
+  }
+#endif
 };
 
 }  // namespace spectral_fft
