@@ -78,7 +78,8 @@ struct ComplexStore {
 };
 
 #if defined(SPECTRAL_HOST_EMULATION)
-/// Whether a Store has runs() and put_run (ComplexStore's).
+/// Whether a Store has runs() and put_run (ComplexStore's, a PairStore's of
+/// a RealStore).
 template <typename S, typename = void>
 struct has_put_run {
   static constexpr bool value = false;
@@ -171,6 +172,22 @@ struct PairStore {
     store(batch, 2 * j, value.re);
     store(batch, 2 * j + 1, value.im);
   }
+#if defined(SPECTRAL_HOST_EMULATION)
+  /// As ComplexStore's (has_put_run), for a plain RealStore: a real line's
+  /// entries side by side hold z_j's parts as a cplx<T> would, scaled lane
+  /// by lane (the same products).
+  template <typename S = Store,
+            typename = typename std::enable_if<std::is_same<S, RealStore<T>>::value>::type>
+  __forceinline__ bool runs() const {
+    return store.layout.inner == 1;
+  }
+  template <typename L, typename S = Store,
+            typename = typename std::enable_if<std::is_same<S, RealStore<T>>::value>::type>
+  __forceinline__ void put_run(int batch, int j, const cplx<L>& value) const {
+    const cplx<L> v = scale(value, L(store.factor));
+    ::spectral_host::store_pairs(&store.data[store.layout.offset(batch, 2 * j)], v.re, v.im);
+  }
+#endif
 };
 
 // ---- DCTs through one complex FFT of the same length N (Makhoul) -----------
