@@ -347,8 +347,11 @@ __forceinline__ void columns_phased(cplx<T>* columns, cplx<L>* lines, cplx<L>* o
 }
 
 /// Whether F says where its elements are: address(batch, i), a batch's part
-/// plus an element's (so batches whose element 0 are neighbours are so at
-/// every element); a Load reads its value, a cplx<T>, from there unchanged.
+/// plus an element's, the element's linear in i with one stride for every
+/// batch of a call (so batches whose element 0 are neighbours are so at
+/// every element, and a line whose first and last entries are N - 1 entries
+/// apart is a run: runs_of); a Load reads its value, a cplx<T>, from there
+/// unchanged.
 /// A Load may answer nullptr for every element of a call (its values are not
 /// in memory as such there: a PairLoad of a strided real line).
 template <typename F, typename = void>
