@@ -279,6 +279,22 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
 // its ends). Unpacking reads bins k and H - k together, so it is a step of
 // its own: these are the `value` functors of axis_map (fft_multipass.cuh).
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// The (un)packing's operands for V bins at once (V = L::size): bins k
+/// onwards (the run at `forward`), their mirrors h - k downwards (the run at
+/// `mirrors` ends at bin h - k: reversed) and the twiddles w_N^k onwards.
+template <typename L, typename T>
+__forceinline__ void mirrored_lanes(const cplx<T>* forward, const cplx<T>* mirrors,
+                                    const cplx<T>* twiddles, cplx<L>& a, cplx<L>& b,
+                                    cplx<L>& w) {
+  cplx<L> m;
+  ::spectral_host::load_pairs(&forward->re, a.re, a.im);
+  ::spectral_host::load_pairs(&mirrors->re, m.re, m.im);
+  b = make_cplx<L>(::spectral_host::reversed(m.re), ::spectral_host::reversed(m.im));
+  ::spectral_host::load_pairs(&twiddles->re, w.re, w.im);
+}
+#endif
+
 /// R2C after the FFT: X_k for k in [0, H] from Z, the FFT of the packed
 /// pairs, held as [outer, H, inner].
 template <typename T>
@@ -304,13 +320,8 @@ struct RealSpectrumFromHalf {
   __forceinline__ cplx<Lanes> lanes(int batch, int k) const {
     const cplx<T>* line = &z[layout.offset(batch, 0)];
     cplx<Lanes> zk, zm, w;
-    ::spectral_host::load_pairs(&line[k].re, zk.re, zk.im);
-    ::spectral_host::load_pairs(&line[layout.n - k - (Lanes::size - 1)].re, zm.re, zm.im);
-    ::spectral_host::load_pairs(&twiddles_n[k].re, w.re, w.im);
-    return unpack_bin(zk,
-                      make_cplx<Lanes>(::spectral_host::reversed(zm.re),
-                                       ::spectral_host::reversed(zm.im)),
-                      w);
+    mirrored_lanes(&line[k], &line[layout.n - k - (Lanes::size - 1)], &twiddles_n[k], zk, zm, w);
+    return unpack_bin(zk, zm, w);
   }
 #endif
 };
@@ -337,18 +348,11 @@ struct HalfFromRealSpectrum {
   }
   __forceinline__ cplx<Lanes> lanes(int batch, int k) const {
     cplx<Lanes> a, b, w;
-    if constexpr (has_address<Load>::value) {
-      ::spectral_host::load_pairs(&static_cast<const cplx<T>*>(load.address(batch, k))->re, a.re,
-                                  a.im);
-      ::spectral_host::load_pairs(
-          &static_cast<const cplx<T>*>(load.address(batch, h - k - (Lanes::size - 1)))->re, b.re,
-          b.im);
-      ::spectral_host::load_pairs(&twiddles_n[k].re, w.re, w.im);
-    }
-    return pack_bins(a,
-                     make_cplx<Lanes>(::spectral_host::reversed(b.re),
-                                      ::spectral_host::reversed(b.im)),
-                     w);
+    if constexpr (has_address<Load>::value)
+      mirrored_lanes(static_cast<const cplx<T>*>(load.address(batch, k)),
+                     static_cast<const cplx<T>*>(load.address(batch, h - k - (Lanes::size - 1))),
+                     &twiddles_n[k], a, b, w);
+    return pack_bins(a, b, w);
   }
 #endif
 };
