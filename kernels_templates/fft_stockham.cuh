@@ -389,16 +389,19 @@ struct has_put_lanes<
   static constexpr bool value = true;
 };
 
-/// The V x V block of lanes y[k + j] (j < V) turned so that row l holds
-/// lane l of each: rows[l] lane j is lane l of y[k + j].
+/// The V x V block `in` turned (V = L::size): lane j of out[l] is lane l of
+/// in[j], real and imaginary parts alike; lanes of V lines become V runs of
+/// one line each, and back. Only moves bits, in registers.
 template <typename L>
-__forceinline__ void transposed(const cplx<L>* y, L* re, L* im) {
+__forceinline__ void turned(const cplx<L>* in, cplx<L>* out) {
+  L re[L::size], im[L::size];
   for (int j = 0; j < L::size; ++j) {
-    re[j] = y[j].re;
-    im[j] = y[j].im;
+    re[j] = in[j].re;
+    im[j] = in[j].im;
   }
   ::spectral_host::transpose(re);
   ::spectral_host::transpose(im);
+  for (int j = 0; j < L::size; ++j) out[j] = make_cplx<L>(re[j], im[j]);
 }
 
 /// Whether each of the V lines `batch` names has its N entries side by side
@@ -433,9 +436,9 @@ __forceinline__ void store_lanes(const Store& store, const int* batch, int valid
   if constexpr (has_put_run<Store>::value && N % V == 0)
     if (store.runs()) {
       for (int k = 0; k < N; k += V) {
-        L re[V], im[V];
-        transposed(y + k, re, im);
-        for (int l = 0; l < valid; ++l) store.put_run(batch[l], k, make_cplx<L>(re[l], im[l]));
+        cplx<L> runs[V];
+        turned(y + k, runs);
+        for (int l = 0; l < valid; ++l) store.put_run(batch[l], k, runs[l]);
       }
       return;
     }
@@ -480,6 +483,7 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
     if constexpr (has_address<Load>::value) {
       addressed = load.address(b, 0) != nullptr;
       if (!addressed) {
+        // no address this call (a strided PairLoad): value by value below
       } else if (full && side_by_side<V, T>(load, b)) {
         for (int i = 0; i < N; ++i) {
           if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
@@ -487,17 +491,15 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
           ::spectral_host::load_pairs(&at->re, lines[i].re, lines[i].im);
         }
       } else if (full && runs_of<N, T>(load, batch)) {
-        if constexpr (N % V == 0)
-          for (int i = 0; i < N; i += V) {
-            // Each lane's V entries from i as one run, turned into lanes.
-            L re[V], im[V];
-            for (int l = 0; l < V; ++l)
-              ::spectral_host::load_pairs(
-                  &static_cast<const cplx<T>*>(load.address(batch[l], i))->re, re[l], im[l]);
-            ::spectral_host::transpose(re);
-            ::spectral_host::transpose(im);
-            for (int j = 0; j < V; ++j) lines[i + j] = make_cplx<L>(re[j], im[j]);
-          }
+        for (int i = 0; i < N; i += V) {  // runs_of: N is a multiple of V
+          // Each lane's V entries from i as one run, turned into lanes.
+          cplx<L> runs[V];
+          for (int l = 0; l < V; ++l)
+            ::spectral_host::load_pairs(
+                &static_cast<const cplx<T>*>(load.address(batch[l], i))->re, runs[l].re,
+                runs[l].im);
+          turned(runs, lines + i);
+        }
       } else {
         for (int i = 0; i < N; ++i) {
           if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
