@@ -14,6 +14,13 @@ struct Life {
   bool pinned = false;  // keeps its own storage
 };
 
+/// When each step runs, as far as lives go: its own index, or for the
+/// second launch of a chain (Step::chain_parts) the first's, since parts of
+/// the two interleave (what either touches is live across both).
+int timeOf(const Program &program, size_t step) {
+  return step > 0 && program.steps[step - 1].chain_parts > 1 ? int(step) - 1 : int(step);
+}
+
 /// The life of every storage buffer, over step indices (the end of the run
 /// is steps.size()).
 std::vector<Life> lives(const Program &program) {
@@ -26,11 +33,12 @@ std::vector<Life> lives(const Program &program) {
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step &step = program.steps[s];
+    const int time = timeOf(program, s);
     for (const StepArg &arg : step.args)
-      if (arg.kind == StepArg::Kind::kBuffer) touch(arg.buffer, int(s));
-    touch(step.source, int(s));
-    touch(step.target, int(s));
-    touch(step.error_word, int(s));
+      if (arg.kind == StepArg::Kind::kBuffer) touch(arg.buffer, time);
+    touch(step.source, time);
+    touch(step.target, time);
+    touch(step.error_word, time);
     if (step.error_word >= 0) life[program.storage_of(step.error_word)].pinned = true;
   }
   for (int output : program.outputs) touch(output, int(program.steps.size()));
@@ -47,7 +55,8 @@ struct Slot {
 /// Results written in place over donated inputs: a launch's (read, written)
 /// pair (Step::in_place) whose read buffer is a donated input that no later
 /// step reads and that is not a result, whose written buffer is a temporary
-/// of the same type and size, and which the launch passes once. The written
+/// of the same type and size, and which the launch passes once (and not a
+/// chain's launch: its parts interleave with the other's). The written
 /// buffer becomes an alias of the input; returns how many did.
 int planInPlace(Program &program, std::vector<Life> &life) {
   int updated = 0;
@@ -64,7 +73,8 @@ int planInPlace(Program &program, std::vector<Life> &life) {
       bool result = std::any_of(program.outputs.begin(), program.outputs.end(),
                                 [&](int o) { return program.storage_of(o) == in; });
       if (source.role != BufferRole::kInput || !source.donated || result ||
-          life[in].last != int(s) || target.role != BufferRole::kTemporary ||
+          life[in].last != int(s) || step.chain_parts > 1 || timeOf(program, s) != int(s) ||
+          target.role != BufferRole::kTemporary ||
           target.dtype != source.dtype || target.bytes() != source.bytes() || passes(in) != 1 ||
           passes(out) != 1 || life[out].pinned)
         continue;

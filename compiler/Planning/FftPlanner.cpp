@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <limits>
 
 namespace spectral::planning {
 
@@ -117,6 +118,11 @@ private:
   void bluestein(int64_t n, bool forward, const Ends &ends);
   void fourStep(int64_t n, bool forward, const Ends &ends, const std::string &cols,
                 const std::string &rows, int scratchBuffer);
+  /// Chains the last two launches (Step::chain_parts), transforms of
+  /// `firstBatches` and `secondBatches` batches per line, a part per outer
+  /// index, where each part's batches fill whole blocks; `local` is the
+  /// intermediate only they use (Step::chain_local).
+  void chainByOuterLines(int64_t firstBatches, int64_t secondBatches, int local);
   void bluesteinMultiPass(int64_t n, bool forward, const Ends &ends);
   void packedInBlock(bool r2c);
   void packedMultiPass(bool r2c, Path path);
@@ -301,6 +307,22 @@ void Writer::fourStep(int64_t n, bool forward, const Ends &ends, const std::stri
                 ">{scratch, AxisLayout{" + str(n2) + ", inner}},\n      " + transposed.expr +
                 ");\n";
   launchRows(second, stockhamThreads(n2), n2, lines_ * n1);
+  chainByOuterLines(n2, n1, scratchBuffer);
+}
+
+void Writer::chainByOuterLines(int64_t firstBatches, int64_t secondBatches, int local) {
+  std::vector<Step> &steps = builder_.program().steps;
+  Step &first = steps[steps.size() - 2], &second = steps.back();
+  // Part p of both launches is outer line p: its batches must fill whole
+  // blocks (batch b runs in block b / rows).
+  auto whole = [&](const Step &step, int64_t batches) {
+    return (batches * axis_.inner) % step.block.y == 0;
+  };
+  if (axis_.outer > 1 && axis_.outer <= std::numeric_limits<uint32_t>::max() &&
+      whole(first, firstBatches) && whole(second, secondBatches)) {
+    first.chain_parts = uint32_t(axis_.outer);
+    first.chain_local = local;
+  }
 }
 
 void Writer::bluesteinMultiPass(int64_t n, bool forward, const Ends &ends) {

@@ -103,6 +103,13 @@ struct GraphOp {
   void* target = nullptr;        // kCopy, kZero
   const void* source = nullptr;  // kCopy
   size_t bytes = 0;              // kCopy, kZero
+  /// kLaunch: 2 or more when this launch and the next operation (a launch)
+  /// may run part by part (Step::chain_parts; Device::launch_chain).
+  uint32_t chain_parts = 0;
+  /// kLaunch in a chain: the argument that points at the chain's local
+  /// buffer (Step::chain_local), or -1; chain_local_bytes: that buffer's size.
+  int chain_local_arg = -1;
+  uint64_t chain_local_bytes = 0;
 };
 
 /// The bytes a device has allocated, and SPECTRAL_DEVICE_MEMORY_LIMIT's hard
@@ -168,6 +175,13 @@ class Device {
   /// argument's value, in the entry's parameter order.
   virtual Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                         void** args) = 0;
+  /// Runs `first` and then `second`, two launches where first.chain_parts
+  /// says that both grids split into that many parts along x and part p of
+  /// `second` touches nothing that other parts of `first` write, and writes
+  /// nothing they read (Step::chain_parts):
+  /// the host runs each part of both on one core while its data is in cache.
+  /// The default launches them one after the other.
+  virtual Status launch_chain(const GraphOp& first, const GraphOp& second);
   virtual Status synchronize() = 0;
 
   /// Builds `ops` into a graph that launch_graph() submits in one call. The
@@ -196,6 +210,9 @@ struct GraphOpParams {
 
 /// Runs one GraphOp on `device` with its plain calls.
 Status run_graph_op(Device& device, const GraphOp& op);
+/// Runs `ops` in order on `device`, a chained launch and the launch after it
+/// through Device::launch_chain.
+Status run_graph_ops(Device& device, const std::vector<GraphOp>& ops);
 
 /// "auto" (CUDA when a working driver and device exist, else host), "host" or
 /// "cuda". `auto` says on stderr which it chose, and why not CUDA.

@@ -41,6 +41,23 @@ Status run_graph_op(Device& device, const GraphOp& op) {
   return Status::error("a graph operation of unknown kind");
 }
 
+Status run_graph_ops(Device& device, const std::vector<GraphOp>& ops) {
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const GraphOp& op = ops[i];
+    const bool chained = op.kind == GraphOp::Kind::kLaunch && op.chain_parts > 1 &&
+                         i + 1 < ops.size() && ops[i + 1].kind == GraphOp::Kind::kLaunch;
+    if (Status status = chained ? device.launch_chain(op, ops[++i]) : run_graph_op(device, op);
+        !status)
+      return status;
+  }
+  return Status::ok();
+}
+
+Status Device::launch_chain(const GraphOp& first, const GraphOp& second) {
+  if (Status status = run_graph_op(*this, first); !status) return status;
+  return run_graph_op(*this, second);
+}
+
 StatusOr<std::unique_ptr<DeviceGraph>> Device::build_graph(std::vector<GraphOp> ops) {
   for (const GraphOp& op : ops)
     if (op.kind == GraphOp::Kind::kLaunch && !op.kernel)
@@ -51,9 +68,7 @@ StatusOr<std::unique_ptr<DeviceGraph>> Device::build_graph(std::vector<GraphOp> 
 Status Device::launch_graph(const DeviceGraph& graph) {
   const auto* list = dynamic_cast<const OpList*>(&graph);
   if (!list || list->device != this) return Status::error("a graph built by another device");
-  for (const GraphOp& op : list->ops)
-    if (Status status = run_graph_op(*this, op); !status) return status;
-  return Status::ok();
+  return run_graph_ops(*this, list->ops);
 }
 
 StatusOr<double> Device::time_on_device(const std::function<Status()>& work) {

@@ -49,7 +49,8 @@ flatbuffers::Offset<fb::Program> build_program(flatbuffers::FlatBufferBuilder& b
                                    s.shared_bytes, b.CreateVectorOfStructs(args), s.source,
                                    s.target, s.error_word, b.CreateString(s.op),
                                    b.CreateString(s.error_message),
-                                   b.CreateVectorOfStructs(in_place)));
+                                   b.CreateVectorOfStructs(in_place), s.chain_parts,
+                                   s.chain_local));
   }
   return fb::CreateProgram(b, b.CreateString(p.function), b.CreateVector(buffers),
                            b.CreateVector(constants), b.CreateVector(kernels),
@@ -136,6 +137,8 @@ StatusOr<Program> parse_program(const fb::Program* in, const std::string& name) 
       d.error_message = text(s->error_message());
       if (s->in_place())
         for (const fb::InPlace* pair : *s->in_place()) d.in_place.push_back({pair->read(), pair->written()});
+      d.chain_parts = s->chain_parts();
+      d.chain_local = s->chain_local();
       p.steps.push_back(std::move(d));
     }
   if (in->inputs()) p.inputs.assign(in->inputs()->begin(), in->inputs()->end());

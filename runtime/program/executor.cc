@@ -184,10 +184,16 @@ StatusOr<std::unique_ptr<Executable>> Executable::load(Program program, Device& 
 
 namespace {
 
-/// The device operations of `step` on `storage`: the zeroing of its error
-/// word, then its launch; or its copy or fill.
-void append_ops(const Program& p, const Step& step, const std::vector<void*>& storage,
+/// The device operations of step `index` on `storage`: the zeroing of its
+/// error word, then its launch; or its copy or fill.
+void append_ops(const Program& p, size_t index, const std::vector<void*>& storage,
                 const std::vector<std::shared_ptr<Kernel>>& kernels, std::vector<GraphOp>* ops) {
+  const Step& step = p.steps[index];
+  // The chain the step is in, first or second (validated: a chain's second
+  // launch is not chained itself).
+  const Step* chain = step.chain_parts > 1                                  ? &step
+                      : index > 0 && p.steps[index - 1].chain_parts > 1 ? &p.steps[index - 1]
+                                                                          : nullptr;
   GraphOp op;
   switch (step.kind) {
     case Step::Kind::kLaunch:
@@ -202,6 +208,14 @@ void append_ops(const Program& p, const Step& step, const std::vector<void*>& st
       op.grid = step.grid;
       op.block = step.block;
       op.shared_bytes = step.shared_bytes;
+      op.chain_parts = step.chain_parts;
+      if (chain != nullptr && chain->chain_local >= 0) {
+        for (size_t i = 0; i < step.args.size(); ++i)
+          if (step.args[i].kind == StepArg::Kind::kBuffer &&
+              step.args[i].buffer == chain->chain_local)
+            op.chain_local_arg = int(i);
+        op.chain_local_bytes = uint64_t(p.buffers[chain->chain_local].bytes());
+      }
       op.args.assign(step.args.size(), 0);
       for (size_t i = 0; i < step.args.size(); ++i) {
         const StepArg& arg = step.args[i];
@@ -239,7 +253,8 @@ void prepare_graph(Executable::State& s, Workspace& workspace) {
   const Program& p = s.program;
   if (s.graphs && !workspace.graph && workspace.graph_refused.empty() && workspace.runs > 0) {
     std::vector<GraphOp> ops;
-    for (const Step& step : p.steps) append_ops(p, step, workspace.storage, s.kernels, &ops);
+    for (size_t i = 0; i < p.steps.size(); ++i)
+      append_ops(p, i, workspace.storage, s.kernels, &ops);
     StatusOr<std::unique_ptr<DeviceGraph>> built = s.device->build_graph(std::move(ops));
     if (built)
       workspace.graph = std::move(*built);
@@ -264,12 +279,14 @@ Status issue_steps(Executable::State& s, Workspace& workspace, RunStats* how, bo
                      : "one by one (the first run of its workspace)";
   if (how->replayed) return s.device->launch_graph(*workspace.graph);
   std::vector<GraphOp> ops;
-  for (const Step& step : p.steps) {
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const Step& step = p.steps[i];
     ops.clear();
-    append_ops(p, step, workspace.storage, s.kernels, &ops);
-    for (const GraphOp& op : ops)
-      if (Status status = run_graph_op(*s.device, op); !status)
-        return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
+    append_ops(p, i, workspace.storage, s.kernels, &ops);
+    if (step.chain_parts > 1 && i + 1 < p.steps.size())  // validated: the next is a launch
+      append_ops(p, ++i, workspace.storage, s.kernels, &ops);
+    if (Status status = run_graph_ops(*s.device, ops); !status)
+      return Status::error((step.op.empty() ? "" : step.op + ": ") + status.message());
   }
   return Status::ok();
 }

@@ -117,6 +117,15 @@ Status Program::validate() const {
   for (const BufferDesc& b : buffers)
     if (b.role == BufferRole::kAlias && valid_id(b.view_of, count)) lent[b.view_of] = true;
   std::vector<int> error_word_owner(count, -1);
+  // What is read after the run: the results (and what they view) and the
+  // error words. No chain's local buffer may be one of them.
+  std::vector<bool> shown(count, false);
+  for (int output : outputs) {
+    shown[output] = true;
+    if (buffers[output].role == BufferRole::kView) shown[buffers[output].view_of] = true;
+  }
+  for (const Step& step : steps)
+    if (valid_id(step.error_word, count)) shown[step.error_word] = true;
   for (size_t s = 0; s < steps.size(); ++s) {
     const Step& step = steps[s];
     switch (step.kind) {
@@ -144,6 +153,48 @@ Status Program::validate() const {
               step.args[written].kind != StepArg::Kind::kBuffer)
             return Status::error(step_name(s, step) + " names an in-place pair that is not two "
                                                       "buffer arguments");
+        if (step.chain_parts > 1) {
+          if (s + 1 >= steps.size() || steps[s + 1].kind != Step::Kind::kLaunch ||
+              steps[s + 1].error_word >= 0 || steps[s + 1].chain_parts > 1)
+            return Status::error(step_name(s, step) +
+                                 " is chained to a next step that is not a launch (without an "
+                                 "error word, not chained itself)");
+          for (const Step* chained : {&step, &steps[s + 1]})
+            if (chained->grid.y != 1 || chained->grid.z != 1 ||
+                chained->grid.x % step.chain_parts != 0)
+              return Status::error(step_name(s, step) + " is chained in " +
+                                   std::to_string(step.chain_parts) + " parts, which a grid of " +
+                                   std::to_string(chained->grid.x) + " x " +
+                                   std::to_string(chained->grid.y) + " x " +
+                                   std::to_string(chained->grid.z) + " blocks does not split into");
+        }
+        if (step.chain_local != -1) {
+          const int local = step.chain_local;
+          // Its storage, through whichever argument: the host redirects the
+          // one naming it, so no other may reach the same bytes.
+          auto passes = [&](const Step& chained) {
+            return std::count_if(chained.args.begin(), chained.args.end(), [&](const StepArg& a) {
+              return a.kind == StepArg::Kind::kBuffer && valid_id(a.buffer, count) &&
+                     storage_of(a.buffer) == storage_of(local);
+            });
+          };
+          auto named = [&](const Step& chained) {
+            return std::count_if(chained.args.begin(), chained.args.end(), [&](const StepArg& a) {
+              return a.kind == StepArg::Kind::kBuffer && a.buffer == local;
+            });
+          };
+          if (step.chain_parts < 2 || !valid_id(local, count) ||
+              (buffers[local].role != BufferRole::kTemporary &&
+               buffers[local].role != BufferRole::kAlias) ||
+              buffers[local].bytes() % step.chain_parts != 0 || shown[local] ||
+              named(step) != 1 || named(steps[s + 1]) != 1 || passes(step) != 1 ||
+              passes(steps[s + 1]) != 1)
+            return Status::error(step_name(s, step) + " names as its chain's local buffer " +
+                                 std::to_string(local) +
+                                 ", not a temporary that both chained launches pass once, in "
+                                 "slices of whole bytes per part, and neither a result nor an "
+                                 "error word");
+        }
         break;
       case Step::Kind::kCopy:
         if (!valid_id(step.source, count) || !valid_id(step.target, count))
@@ -156,6 +207,8 @@ Status Program::validate() const {
           return Status::error(step_name(s, step) + " zeroes an invalid buffer");
         break;
     }
+    if (step.kind != Step::Kind::kLaunch && (step.chain_parts != 0 || step.chain_local != -1))
+      return Status::error(step_name(s, step) + " is a copy or fill with chain fields");
     if (step.target >= 0 && valid_id(step.target, count) &&
         (buffers[storage_of(step.target)].role == BufferRole::kConstant ||
          buffers[storage_of(step.target)].role == BufferRole::kInput))

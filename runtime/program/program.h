@@ -104,6 +104,21 @@ struct Step {
   /// that read element i, after reading it, and read nowhere else in the
   /// launch), so the written one may take the read one's storage.
   std::vector<std::pair<int, int>> in_place;
+  /// 2 or more: this launch and the next step (a launch) may run part by
+  /// part: both grids are 1-D and split into `chain_parts` equal ranges of
+  /// blocks, and part p of the next launch touches nothing that other parts
+  /// of this one write, and writes nothing they read (a four-step FFT's two
+  /// passes, a part per line). The host device runs each part of both on one
+  /// core while the part's data is in its cache; a GPU runs the launches one
+  /// after the other. 0: none.
+  uint32_t chain_parts = 0;
+  /// With chain_parts: a temporary only the chain uses, part by part (the
+  /// four-step's intermediate): part p of both launches touches only its
+  /// p-th slice of bytes, each launch passes it once, and what it holds
+  /// after the chain is unspecified (a later step writes it before reading).
+  /// The host gives each thread a slice-sized buffer instead, which stays in
+  /// its core's cache. -1: none.
+  int chain_local = -1;
 };
 
 struct Program {

@@ -140,10 +140,13 @@ StatusOr<std::unique_ptr<HostDevice>> HostDevice::create(const host::HostChecks&
                                                          HostDenormals denormals) {
   StatusOr<uint64_t> limit = memory_limit_from_environment();
   if (!limit) return limit.status();
+  StatusOr<HostChains> chains = chains_from_environment();
+  if (!chains) return chains.status();
   StatusOr<host::HostPool*> pool = host::HostPool::global();
   if (!pool) return pool.status();
   std::unique_ptr<HostDevice> device(new HostDevice(*pool, checks, schedule, denormals));
   device->memory_.limit_bytes = *limit;
+  device->chains_ = *chains;
   return device;
 }
 
@@ -172,6 +175,20 @@ StatusOr<HostSchedule> HostDevice::schedule_from_environment() {
   return choice_from_environment<HostSchedule>(
       "SPECTRAL_HOST_SCHEDULE",
       {{"phased", HostSchedule::kPhased}, {"fibers", HostSchedule::kFibers}});
+}
+
+StatusOr<HostChains> HostDevice::chains_from_environment() {
+  return choice_from_environment<HostChains>(
+      "SPECTRAL_HOST_CHAINS",
+      {{"auto", HostChains::kAuto}, {"always", HostChains::kAlways}, {"never", HostChains::kNever}});
+}
+
+bool HostDevice::chains_in_parts(uint32_t parts, int threads, HostChains policy) {
+  // With 3 parts on 2 threads one thread would run two parts while the
+  // other waits: unchained, both share each launch's blocks.
+  const uint64_t t = uint64_t(std::max(threads, 1));
+  return parts >= 2 && policy != HostChains::kNever &&
+         (policy == HostChains::kAlways || parts % t == 0 || parts >= 8 * t);
 }
 
 StatusOr<HostDenormals> HostDevice::denormals_from_environment() {
@@ -375,20 +392,22 @@ Status HostDevice::launch(const Kernel& kernel, Dim3 grid, Dim3 block,
   return Status::ok();
 }
 
-Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
-                       void** args, bool permute) {
-  host::LaunchContext context;
-  pool_->prepare(&context);
-  context.check_bounds = checks_.bounds;
-  context.catch_faults = guarded_.load(std::memory_order_relaxed) > 0;
-  context.check_sync = checks_.sync;
-  context.checker = checker_.get();
-  context.serial = checks_.order;
-  context.permute = permute;
-  context.order_reverse = checks_.order_reverse;
-  context.order_seed = checks_.order_seed;
-  context.phased = phased_;
-  context.flush_denormals = denormals_ == HostDenormals::kFlush;
+void HostDevice::prepare(host::LaunchContext* context, bool permute) {
+  pool_->prepare(context);
+  context->check_bounds = checks_.bounds;
+  context->catch_faults = guarded_.load(std::memory_order_relaxed) > 0;
+  context->check_sync = checks_.sync;
+  context->checker = checker_.get();
+  context->serial = checks_.order;
+  context->permute = permute;
+  context->order_reverse = checks_.order_reverse;
+  context->order_seed = checks_.order_seed;
+  context->phased = phased_;
+  context->flush_denormals = denormals_ == HostDenormals::kFlush;
+}
+
+Status HostDevice::call(const Kernel& kernel, host::LaunchContext& context, Dim3 grid, Dim3 block,
+                        size_t dynamic_shared_bytes, void** args) {
   const auto& host_kernel = static_cast<const HostKernel&>(kernel);
   const int result = host_kernel.launch_fn()(&context.table, {grid.x, grid.y, grid.z},
                                              {block.x, block.y, block.z}, dynamic_shared_bytes,
@@ -397,6 +416,65 @@ Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynam
     return Status::error("kernel '" + kernel.entry() + "' was built for another host ABI");
   }
   return context.status;
+}
+
+Status HostDevice::run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
+                       void** args, bool permute) {
+  host::LaunchContext context;
+  prepare(&context, permute);
+  return call(kernel, context, grid, block, dynamic_shared_bytes, args);
+}
+
+Status HostDevice::launch_chain(const GraphOp& first, const GraphOp& second) {
+  // Under any check the launches run one after the other, as on a GPU (the
+  // race, init and order checks run blocks one at a time; the bounds check
+  // guards the chain's local buffer, which the threads' own would bypass).
+  const uint32_t parts = first.chain_parts;
+  if (checks_.any() || !chains_in_parts(parts, pool_->threads(), chains_))
+    return Device::launch_chain(first, second);
+  for (const GraphOp* op : {&first, &second}) {
+    if (op->kind != GraphOp::Kind::kLaunch || op->kernel == nullptr)
+      return Status::error("a chain of launches holds an operation that is not a launch");
+    if (dynamic_cast<const HostKernel*>(op->kernel) == nullptr)
+      return Status::error("kernel '" + op->kernel->entry() + "' was not loaded by a host device");
+    if (Status status = check_launch(op->grid, op->block, op->shared_bytes); !status)
+      return Status::error("launch of kernel '" + op->kernel->entry() + "': " + status.message());
+  }
+  // A local buffer's slices go to each thread's own buffer while they are
+  // small enough for a core's cache to hold (beyond, they gain nothing).
+  host::HostPool::ChainLocal local;
+  local.args[0] = first.chain_local_arg;
+  local.args[1] = second.chain_local_arg;
+  local.counts[0] = first.args.size();
+  local.counts[1] = second.args.size();
+  local.part_bytes = size_t(first.chain_local_bytes / parts);
+  const bool use_local = local.args[0] >= 0 && local.args[1] >= 0 &&
+                         first.chain_local_bytes % parts == 0 && local.part_bytes > 0 &&
+                         local.part_bytes <= kMaxChainLocalPartBytes;
+  // The first kernel's run_grid calls the second's export, whose run_grid
+  // runs both grids: each .so's launch stays on the stack until it is done.
+  GraphOpParams first_params(first), second_params(second);
+  host::LaunchContext outer, inner;
+  prepare(&outer, false);
+  prepare(&inner, false);
+  bool ran = false;
+  outer.then = [&](const host::GridLaunch& a) {
+    inner.then = [&](const host::GridLaunch& b) {
+      ran = true;
+      return pool_->run_chain(a, b, parts, use_local ? &local : nullptr);
+    };
+    Status status = call(*second.kernel, inner, second.grid, second.block, second.shared_bytes,
+                         second_params.pointers.data());
+    if (status.is_ok() && !ran)
+      return Status::error("kernel '" + second.kernel->entry() + "' returned without its grid");
+    return status;
+  };
+  Status status = call(*first.kernel, outer, first.grid, first.block, first.shared_bytes,
+                       first_params.pointers.data());
+  if (status.is_ok() && !ran)
+    return Status::error("kernel '" + first.kernel->entry() + "' returned without its grid");
+  if (status.is_ok()) chained_.fetch_add(1, std::memory_order_relaxed);
+  return status;
 }
 
 std::vector<HostDevice::Snapshot> HostDevice::snapshot() {

@@ -37,11 +37,19 @@ namespace spectral {
 namespace host {
 class AccessChecker;
 class HostPool;
+struct LaunchContext;
 }
 
 /// How the host device runs the threads of a phased kernel (host_emulation.h).
 /// Under any check they run as fibers, whatever the schedule.
 enum class HostSchedule { kPhased, kFibers };
+
+/// Whether the host device runs chained launches (Step::chain_parts) part by
+/// part: kAuto where the parts share out evenly over its threads (a multiple
+/// of them, or at least 8 a thread), kAlways wherever a chain has 2 parts or
+/// more, kNever (one launch after the other, as on a GPU). Any check runs
+/// them one after the other.
+enum class HostChains { kAuto, kAlways, kNever };
 
 /// Whether kernels on the host flush denormal results of float and double
 /// arithmetic to zero (kFlush: a CPU takes up to ~100 cycles per denormal
@@ -78,6 +86,11 @@ class HostDevice final : public Device {
   /// SPECTRAL_HOST_DENORMALS's mode (unset or empty: flush); an error names
   /// the variable.
   static StatusOr<HostDenormals> denormals_from_environment();
+  /// SPECTRAL_HOST_CHAINS's policy (auto, always, never; unset or empty:
+  /// auto); an error names the variable. Every create reads it.
+  static StatusOr<HostChains> chains_from_environment();
+  /// Whether a chain of `parts` runs part by part on `threads` under `policy`.
+  static bool chains_in_parts(uint32_t parts, int threads, HostChains policy);
   ~HostDevice() override;
 
   std::string name() const override;
@@ -90,6 +103,18 @@ class HostDevice final : public Device {
   StatusOr<std::shared_ptr<Kernel>> load(const KernelSource& source) override;
   Status launch(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
                 void** args) override;
+  /// The largest slice of a chain's local buffer (Step::chain_local) a
+  /// thread takes into a buffer of its own (kept for the pool's life),
+  /// about what a core's L2 holds; larger ones stay where they are.
+  static constexpr size_t kMaxChainLocalPartBytes = size_t(2) << 20;
+  /// Runs the two launches part by part on the pool (HostPool::run_chain),
+  /// or one after the other under any check or with too few parts to share
+  /// out evenly.
+  Status launch_chain(const GraphOp& first, const GraphOp& second) override;
+  /// Replaces SPECTRAL_HOST_CHAINS's policy (before any launch).
+  void set_chains(HostChains chains) { chains_ = chains; }
+  /// The chains run part by part so far.
+  uint64_t chained_launches() const { return chained_.load(std::memory_order_relaxed); }
   Status synchronize() override;
   /// Whether phased kernels run a block per call here (the schedule is
   /// phased and no check is on).
@@ -100,6 +125,11 @@ class HostDevice final : public Device {
  private:
   HostDevice(host::HostPool* pool, const host::HostChecks& checks, HostSchedule schedule,
              HostDenormals denormals);
+  /// Fills `context` with this device's checks and schedule.
+  void prepare(host::LaunchContext* context, bool permute);
+  /// Calls a host kernel's launch export with `context`.
+  Status call(const Kernel& kernel, host::LaunchContext& context, Dim3 grid, Dim3 block,
+              size_t dynamic_shared_bytes, void** args);
   /// One run of a loaded kernel's grid; `permute`: in the order check's order.
   Status run(const Kernel& kernel, Dim3 grid, Dim3 block, size_t dynamic_shared_bytes,
              void** args, bool permute);
@@ -121,6 +151,8 @@ class HostDevice final : public Device {
   const host::HostChecks checks_;
   const bool phased_;  // phased kernels run a block per call
   const HostDenormals denormals_;
+  HostChains chains_ = HostChains::kAuto;
+  std::atomic<uint64_t> chained_{0};
   std::unique_ptr<host::AccessChecker> checker_;  // with the race or init check
   mutable std::mutex mutex_;
   std::unordered_map<void*, size_t> allocations_;  // guarded by mutex_

@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <sys/mman.h>
+#include <unistd.h>
 
 namespace spectral::host {
 namespace {
@@ -89,7 +92,10 @@ StatusOr<HostPool*> HostPool::global() {
 }
 
 HostPool::HostPool(int threads, size_t stack_bytes)
-    : threads_(threads), stack_bytes_(stack_bytes), runners_(size_t(threads)) {}
+    : threads_(threads),
+      stack_bytes_(stack_bytes),
+      runners_(size_t(threads)),
+      locals_(size_t(threads)) {}
 
 HostPool::~HostPool() {
   {
@@ -131,36 +137,134 @@ void HostPool::take_blocks(int index, const GridLaunch& launch) {
   std::unique_ptr<BlockRunner>& runner = runners_[size_t(index)];
   if (runner == nullptr) runner = std::make_unique<BlockRunner>(stack_bytes_);
   const DenormalMode mode(launch.flush_denormals);
+  if (second_ != nullptr) return take_parts(index, *runner, launch);
   // Item i is a run of up to `run` blocks along x: (x, y, z) and those after
   // it; each row of the grid along x starts a new run.
   const uint64_t gx = launch.grid.x, gy = launch.grid.y, run = launch.run_blocks;
   const uint64_t runs_per_row = (gx + run - 1) / run;
-  std::string error;
   while (!failed_.load(std::memory_order_relaxed)) {
     const uint64_t i = next_item_.fetch_add(1, std::memory_order_relaxed);
     if (i >= total_items_) return;
     const uint64_t row = i / runs_per_row, x = i % runs_per_row * run;
     const spectral_host_uint3 block_idx{unsigned(x), unsigned(row % gy), unsigned(row / gy)};
-    const uint32_t blocks = uint32_t(std::min(run, gx - x));
-    if (runner->run(launch, block_idx, &error, blocks)) continue;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!failed_.exchange(true)) {
-      error_ = "kernel '" + std::string(launch.kernel->name) + "' failed in block " +
-               format(block_idx) +
-               (blocks > 1 ? " or one of the " + std::to_string(blocks - 1) +
-                                 " after it along x (one phased call ran them)"
-                           : "") +
-               ": " + error;
-    }
-    return;
+    if (!run_blocks(*runner, launch, block_idx, uint32_t(std::min(run, gx - x)))) return;
   }
+}
+
+HostPool::LocalBuffer::~LocalBuffer() {
+  if (mapping_ != nullptr) munmap(mapping_, mapped_);
+}
+
+char* HostPool::LocalBuffer::get(size_t bytes) {
+  const size_t page = size_t(sysconf(_SC_PAGESIZE));
+  const size_t rounded = (bytes + page - 1) / page * page;
+  if (rounded > bytes_) {
+    if (mapping_ != nullptr) munmap(mapping_, mapped_);
+    mapping_ = nullptr;
+    mapped_ = bytes_ = 0;
+    void* mapped = mmap(nullptr, rounded + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mapped == MAP_FAILED) return nullptr;
+    if (mprotect(static_cast<char*>(mapped) + page, rounded, PROT_READ | PROT_WRITE) != 0) {
+      munmap(mapped, rounded + 2 * page);
+      return nullptr;
+    }
+    mapping_ = static_cast<char*>(mapped);
+    mapped_ = rounded + 2 * page;
+    bytes_ = rounded;
+  }
+  // The slice starts 64-byte aligned and ends where the guard page starts
+  // (exactly, when `bytes` is a multiple of 64).
+  const uintptr_t end = uintptr_t(mapping_ + page + bytes_);
+  return reinterpret_cast<char*>((end - bytes) & ~uintptr_t(63));
+}
+
+void HostPool::take_parts(int index, BlockRunner& runner, const GridLaunch& first) {
+  GridLaunch launches[2] = {first, *second_};
+  // With a local buffer: each launch's arguments copied, the local one
+  // pointing at this thread's buffer shifted back by the part's offset, so
+  // that the kernel's address of its slice lands in the thread's buffer.
+  std::vector<uint64_t> slots[2];
+  std::vector<void*> pointers[2];
+  char* mine = local_ != nullptr ? locals_[size_t(index)].get(local_->part_bytes) : nullptr;
+  if (mine != nullptr) {
+    for (int i = 0; i < 2; ++i) {
+      slots[i].resize(local_->counts[i]);
+      pointers[i].resize(local_->counts[i]);
+      for (size_t a = 0; a < slots[i].size(); ++a) {
+        std::memcpy(&slots[i][a], launches[i].args[a], sizeof(uint64_t));
+        pointers[i][a] = &slots[i][a];
+      }
+      launches[i].args = pointers[i].data();
+    }
+  }
+  while (!failed_.load(std::memory_order_relaxed)) {
+    const uint64_t part = next_item_.fetch_add(1, std::memory_order_relaxed);
+    if (part >= total_items_) return;
+    if (mine != nullptr) {
+      const uintptr_t shifted = uintptr_t(mine) - uintptr_t(part * local_->part_bytes);
+      for (int i = 0; i < 2; ++i) std::memcpy(&slots[i][size_t(local_->args[i])], &shifted, 8);
+    }
+    for (const GridLaunch& launch : launches) {
+      const uint32_t blocks = launch.grid.x / parts_, run = launch.run_blocks;
+      const uint32_t begin = uint32_t(part) * blocks, end = begin + blocks;
+      for (uint32_t x = begin; x < end; x += run)
+        if (!run_blocks(runner, launch, {x, 0, 0}, std::min(run, end - x))) return;
+    }
+  }
+}
+
+bool HostPool::run_blocks(BlockRunner& runner, const GridLaunch& launch,
+                          spectral_host_uint3 block_idx, uint32_t blocks) {
+  std::string error;
+  if (runner.run(launch, block_idx, &error, blocks)) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!failed_.exchange(true)) {
+    error_ = "kernel '" + std::string(launch.kernel->name) + "' failed in block " +
+             format(block_idx) +
+             (blocks > 1 ? " or one of the " + std::to_string(blocks - 1) +
+                               " after it along x (one phased call ran them)"
+                         : "") +
+             ": " + error;
+  }
+  return false;
 }
 
 Status HostPool::run(const GridLaunch& launch) {
   std::lock_guard<std::mutex> serial(launch_mutex_);
   const uint64_t runs_per_row = (uint64_t(launch.grid.x) + launch.run_blocks - 1) /
                                 launch.run_blocks;
-  total_items_ = runs_per_row * launch.grid.y * launch.grid.z;
+  return run_items(launch, runs_per_row * launch.grid.y * launch.grid.z);
+}
+
+Status HostPool::run_chain(const GridLaunch& first, const GridLaunch& second, uint32_t parts,
+                           const ChainLocal* local) {
+  for (const GridLaunch* launch : {&first, &second}) {
+    if (parts == 0 || launch->grid.y != 1 || launch->grid.z != 1 || launch->grid.x % parts != 0)
+      return Status::error("kernel '" + std::string(launch->kernel->name) + "': a grid of " +
+                           format(launch->grid) + " blocks does not split into " +
+                           std::to_string(parts) + " parts along x");
+    if (launch->serial || launch->checker != nullptr)
+      return Status::error("kernel '" + std::string(launch->kernel->name) +
+                           "': a chain cannot run its blocks one at a time (checks)");
+  }
+  if (local != nullptr)
+    for (int i = 0; i < 2; ++i)
+      if (local->args[i] < 0 || size_t(local->args[i]) >= local->counts[i] ||
+          local->part_bytes == 0)
+        return Status::error("kernel '" + std::string(first.kernel->name) +
+                             "': a chain's local buffer is not one of its arguments");
+  std::lock_guard<std::mutex> serial(launch_mutex_);
+  second_ = &second;
+  parts_ = parts;
+  local_ = local;
+  const Status status = run_items(first, parts);
+  second_ = nullptr;
+  local_ = nullptr;
+  return status;
+}
+
+Status HostPool::run_items(const GridLaunch& launch, uint64_t items) {
+  total_items_ = items;
   next_item_.store(0);
   failed_.store(false);
   error_.clear();
@@ -252,7 +356,7 @@ void HostPool::prepare(LaunchContext* context) {
     if (launch.whole_block && (kernel->flags & SPECTRAL_HOST_KERNEL_PHASED_RUNS) != 0)
       launch.run_blocks = run_length(grid, context.pool->threads());
     launch.flush_denormals = context.flush_denormals;
-    context.status = context.pool->run(launch);
+    context.status = context.then ? context.then(launch) : context.pool->run(launch);
     return context.status.is_ok() ? 0 : 1;
   };
   BlockRunner::install_hooks(&rt);

@@ -41,6 +41,9 @@ struct LaunchContext {
   uint64_t order_seed = 0;
   bool phased = false;  // a phased kernel (SPECTRAL_HOST_KERNEL_PHASED) runs a block per call
   bool flush_denormals = false;  // GridLaunch::flush_denormals
+  /// When set, run_grid hands its launch here instead of running it (a
+  /// chain's first launch waits inside it for the second: HostDevice::launch_chain).
+  std::function<Status(const GridLaunch&)> then;
 };
 
 /// Blocks per phased call of a kernel whose unit takes runs of blocks
@@ -65,6 +68,23 @@ class HostPool {
   /// Runs every block of `launch`. The first failing block's error names it;
   /// blocks not yet started are then skipped.
   Status run(const GridLaunch& launch);
+  /// A buffer only a chain uses, slice p by part p (Step::chain_local):
+  /// argument args[0] of the first launch and args[1] of the second point
+  /// at it; counts[i] is each launch's number of arguments (8-byte slots).
+  struct ChainLocal {
+    int args[2] = {-1, -1};
+    size_t counts[2] = {0, 0};
+    size_t part_bytes = 0;
+  };
+  /// Runs `first` and then `second` part by part: the grids (along x only)
+  /// split into `parts` equal ranges of blocks, and part p of `second` runs
+  /// on the thread that ran part p of `first`, right after it, while the
+  /// part's data is still in that core's cache. For launches where part p of
+  /// `second` touches nothing of `first`'s other parts (Step::chain_parts).
+  /// With `local`, each thread's parts use a part_bytes buffer of its own
+  /// in place of their slice of the local buffer, which is left untouched.
+  Status run_chain(const GridLaunch& first, const GridLaunch& second, uint32_t parts,
+                   const ChainLocal* local = nullptr);
 
   /// Fills `context` for a launch on this pool.
   void prepare(LaunchContext* context);
@@ -77,20 +97,57 @@ class HostPool {
   void start_workers();
   void worker_main(int index);
   void take_blocks(int index, const GridLaunch& launch);
+  /// Runs `items` items of `launch` (runs of blocks, or a chain's parts)
+  /// on the pool; the caller holds launch_mutex_.
+  Status run_items(const GridLaunch& launch, uint64_t items);
+  /// take_blocks of a chain (second_ set) on thread `index`: item i is part
+  /// i of both grids.
+  void take_parts(int index, BlockRunner& runner, const GridLaunch& first);
+  /// Runs `blocks` blocks of `launch` from `block_idx` along x in one call
+  /// of `runner`; on failure records the first error and returns false.
+  bool run_blocks(BlockRunner& runner, const GridLaunch& launch, spectral_host_uint3 block_idx,
+                  uint32_t blocks);
   void take_tasks(const std::function<void(uint64_t)>& body);
   /// Runs take_blocks(i, *launch), or take_tasks(*task_) when `launch` is
   /// null, on every thread (this one as thread 0) until the job is done.
   void run_job(const GridLaunch* launch, bool parallel);
 
+  /// A thread's buffer for a chain's local slices: whole pages between two
+  /// inaccessible ones, the slice at the end, so that a kernel straying past
+  /// its slice faults rather than writes over other memory. Grown as
+  /// needed, kept.
+  class LocalBuffer {
+   public:
+    LocalBuffer() = default;
+    ~LocalBuffer();
+    LocalBuffer(const LocalBuffer&) = delete;
+    LocalBuffer& operator=(const LocalBuffer&) = delete;
+    /// `bytes` bytes, 64-byte aligned, ending at the guard page (where
+    /// `bytes` is a multiple of 64); nullptr when they cannot be mapped.
+    char* get(size_t bytes);
+
+   private:
+    char* mapping_ = nullptr;  // guard page, data, guard page
+    size_t mapped_ = 0;
+    size_t bytes_ = 0;  // of data
+  };
+
   const int threads_;
   const size_t stack_bytes_;
   std::vector<std::unique_ptr<BlockRunner>> runners_;  // [i] used by thread i only
+  std::vector<LocalBuffer> locals_;                    // [i] used by thread i only
   std::vector<std::thread> workers_;                   // threads 1..n-1, started lazily
 
   std::mutex launch_mutex_;  // one grid at a time
-  std::mutex mutex_;         // guards what follows
+  // Set by the launching thread under launch_mutex_ before the job is
+  // published (under mutex_), read by the workers during it:
+  const GridLaunch* second_ = nullptr;  // a chain's second grid (run_chain)
+  uint32_t parts_ = 0;                  // its parts
+  const ChainLocal* local_ = nullptr;   // its local buffer, if any
+
+  std::mutex mutex_;  // guards what follows
   std::condition_variable wake_, done_;
-  const GridLaunch* job_ = nullptr;             // a grid, or
+  const GridLaunch* job_ = nullptr;                      // a grid (a chain's first), or
   const std::function<void(uint64_t)>* task_ = nullptr;  // parallel_for's body
   uint64_t job_id_ = 0;
   int busy_ = 0;
@@ -99,7 +156,7 @@ class HostPool {
 
   std::atomic<uint64_t> next_item_{0};
   std::atomic<bool> failed_{false};
-  uint64_t total_items_ = 0;  // a grid's runs of blocks (GridLaunch::run_blocks), or tasks
+  uint64_t total_items_ = 0;  // a grid's runs of blocks (GridLaunch::run_blocks), tasks or parts
 };
 
 }  // namespace spectral::host

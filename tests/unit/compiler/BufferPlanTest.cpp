@@ -169,6 +169,44 @@ TEST(BufferPlan, InPlaceOnlyOverADonatedInputNoOneReadsLater) {
   }
 }
 
+TEST(BufferPlan, ChainedLaunchesKeepWhatEitherTouchesApart) {
+  // Parts of two chained launches (Step::chain_parts) interleave: what the
+  // first reads may not be lent to what the second writes.
+  for (bool chained : {false, true}) {
+    Builder b;
+    int x = b.buffer(BufferRole::kInput, 4);
+    int t1 = b.temp(), t2 = b.temp(), t3 = b.temp(), t4 = b.temp();
+    b.launch({x, t1});
+    b.launch({t1, t2});
+    b.launch({t2, t3});
+    b.launch({t3, t4});
+    b.p.steps[2].chain_parts = chained ? 2 : 0;
+    b.p.steps[2].grid = b.p.steps[3].grid = {2, 1, 1};
+    b.p.outputs = {t4};
+    planBuffers(b.p);
+    ASSERT_TRUE(b.p.validate().is_ok()) << b.p.validate().message();
+    EXPECT_EQ(shares(b.p, t2, t4), !chained);
+    EXPECT_TRUE(shares(b.p, t1, t3));
+  }
+  // Nor is a chained launch's result written over a donated input.
+  for (int chained : {0, 1}) {
+    Builder b;
+    int w = b.buffer(BufferRole::kInput, 4);
+    b.p.buffers[w].donated = true;
+    int updated = b.temp(), other = b.temp();
+    b.launch({w, updated});
+    b.launch({other});
+    b.p.steps[0].in_place = {{0, 1}};
+    b.p.steps[0].chain_parts = chained ? 2 : 0;
+    b.p.steps[0].grid = b.p.steps[1].grid = {2, 1, 1};
+    b.p.outputs = {updated, other};
+    BufferPlanStats stats = planBuffers(b.p);
+    ASSERT_TRUE(b.p.validate().is_ok()) << b.p.validate().message();
+    EXPECT_EQ(shares(b.p, w, updated), !chained);
+    EXPECT_EQ(stats.in_place, chained ? 0 : 1);
+  }
+}
+
 TEST(BufferPlan, RandomProgramsNeverShareLiveBytes) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 300; ++trial) {

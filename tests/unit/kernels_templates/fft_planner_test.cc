@@ -7,6 +7,7 @@
 
 #include "compiler/Planning/FftTables.h"
 #include "compiler/Planning/FftUnits.h"
+#include "runtime/device/host/host_device.h"
 
 #include <fftw3.h>
 #include <gtest/gtest.h>
@@ -180,6 +181,7 @@ INSTANTIATE_TEST_SUITE_P(
         PathCase{FftKind::kInverse, 1, 4096, 2, "ifft_stockham", 0.5},
         PathCase{FftKind::kForward, 2, 97, 3, "fft_bluestein", 1},
         PathCase{FftKind::kInverse, 1, 8192, 2, "ifft_fourstep", 0.25},
+        PathCase{FftKind::kForward, 4, 8192, 1, "fft_fourstep", 1},  // chained, a line a part
         PathCase{FftKind::kForward, 1, 2053, 1, "fft_fourstep_%_n8192_rows_filter", 1},
         // Real: packed in one block, odd lengths as complex ones, packed
         // around a multi-pass FFT, odd multi-pass.
@@ -200,6 +202,60 @@ INSTANTIATE_TEST_SUITE_P(
         PathCase{FftKind::kDct2, 1, 5003, 1, "dct2_bluestein_%_n5003_cols", 1},
         PathCase{FftKind::kDct3, 1, 5003, 2, "dct3_bluestein_%_n5003_rows", 1}),
     case_name);
+
+/// A four-step's two passes are chained a part per outer line where each
+/// line's batches fill whole blocks (the host runs a line's passes on one
+/// core: HostPool::run_chain), the intermediate local to the chain, and give
+/// the same bits as unchained.
+TEST(FftPlanner, FourStepPassesAreChainedALinePerOuterIndex) {
+  struct Case {
+    FftKind kind;
+    int64_t outer, n, inner;
+    int chains;  // launches chained in `outer` parts
+  };
+  // A host device that runs every chain part by part, whatever its threads.
+  StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create(host::HostChecks{});
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  HostDevice& chaining = **device;
+  chaining.set_chains(HostChains::kAlways);
+  for (const Case& c : {Case{FftKind::kForward, 4, 8192, 1, 1},
+                        Case{FftKind::kForward, 4, 8192, 3, 1},
+                        Case{FftKind::kRealForward, 6, 16384, 1, 1},
+                        Case{FftKind::kDct3, 4, 5003, 1, 2},  // Bluestein: two four-steps
+                        Case{FftKind::kForward, 1, 8192, 1, 0}}) {
+    SCOPED_TRACE(std::string(planning::fftKindName(c.kind)) + " " + std::to_string(c.outer) +
+                 "x" + std::to_string(c.n) + "x" + std::to_string(c.inner));
+    StatusOr<Program> program = axis_program(c.kind, c.outer, c.n, c.inner, false);
+    ASSERT_TRUE(program) << program.status().message();
+    int chains = 0;
+    for (const Step& step : program->steps)
+      if (step.chain_parts != 0) {
+        EXPECT_EQ(step.chain_parts, uint32_t(c.outer));
+        ASSERT_GE(step.chain_local, 0);  // the intermediate
+        EXPECT_EQ(program->buffers[size_t(step.chain_local)].shape[0], c.outer);
+        ++chains;
+      }
+    EXPECT_EQ(chains, c.chains);
+    Program unchained = *program;
+    for (Step& step : unchained.steps) {
+      step.chain_parts = 0;
+      step.chain_local = -1;
+    }
+    const bool complex_in = c.kind == FftKind::kForward;
+    std::vector<double> values = random_reals((complex_in ? 2 : 1) * c.outer * c.n * c.inner, 5);
+    std::vector<float> floats(values.begin(), values.end());
+    HostTensor input{complex_in ? DType::kComplex64 : DType::kFloat32,
+                     {c.outer, c.n, c.inner},
+                     std::vector<uint8_t>(floats.size() * 4)};
+    std::memcpy(input.bytes.data(), floats.data(), input.bytes.size());
+    const uint64_t before = chaining.chained_launches();
+    std::vector<uint8_t> got = run_program(*program, input, chaining);
+    EXPECT_EQ(chaining.chained_launches(), before + uint64_t(c.chains));
+    EXPECT_FALSE(got.empty());
+    EXPECT_TRUE(got == run_program(unchained, input, chaining))
+        << "chained and unchained runs differ";
+  }
+}
 
 /// In place (output = input), as codegen writes a donated C2C or DCT.
 TEST(FftPlanner, RunsInPlace) {

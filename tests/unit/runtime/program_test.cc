@@ -1,4 +1,5 @@
 // program_test.cc - the Program's checks and the executor on the host device.
+#include "runtime/device/host/host_device.h"
 #include "runtime/program/artifact.h"
 #include "runtime/program/container.h"
 #include "runtime/program/executor.h"
@@ -117,6 +118,49 @@ TEST(Program, ValidateNamesWhatIsWrong) {
   constant.buffers.back().constant = 0;
   constant.constants.push_back(std::vector<uint8_t>(4));
   EXPECT_NE(constant.validate().message().find("holds 4 constant bytes, expected 8"),
+            std::string::npos);
+  // A chain (Step::chain_parts) needs a next launch, without an error word
+  // and not chained itself, and grids along x that split into its parts.
+  Program chained = doubling(true);
+  chained.steps[0].chain_parts = 2;
+  chained.steps[0].grid = {2, 1, 1};
+  EXPECT_NE(chained.validate().message().find("is chained to a next step that is not a launch"),
+            std::string::npos)
+      << chained.validate().message();
+  chained.steps.push_back(chained.steps[0]);
+  chained.steps[1].chain_parts = 0;
+  chained.steps[1].error_word = -1;
+  EXPECT_TRUE(chained.validate().is_ok()) << chained.validate().message();
+  Program worded = chained;
+  std::swap(worded.steps[0].error_word, worded.steps[1].error_word);
+  EXPECT_NE(worded.validate().message().find("(without an error word"), std::string::npos);
+  Program to_copy = chained;
+  to_copy.steps[1] = Step{};
+  to_copy.steps[1].kind = Step::Kind::kZero;
+  to_copy.steps[1].target = 1;
+  EXPECT_NE(to_copy.validate().message().find("is chained to a next step that is not a launch"),
+            std::string::npos);
+  Program copy_chained = doubling(false);  // chain fields on a copy (a damaged artifact)
+  copy_chained.steps.push_back(copy);
+  copy_chained.steps.back().target = 1;
+  copy_chained.steps.back().source = 0;
+  copy_chained.steps.back().chain_parts = 2;
+  EXPECT_NE(copy_chained.validate().message().find("is a copy or fill with chain fields"),
+            std::string::npos)
+      << copy_chained.validate().message();
+  copy_chained.steps.back().chain_parts = 0;
+  copy_chained.steps.back().chain_local = 7;
+  EXPECT_NE(copy_chained.validate().message().find("is a copy or fill with chain fields"),
+            std::string::npos);
+  Program uneven = chained;
+  uneven.steps[1].grid = {3, 1, 1};
+  EXPECT_NE(uneven.validate().message().find(
+                "is chained in 2 parts, which a grid of 3 x 1 x 1 blocks does not split into"),
+            std::string::npos)
+      << uneven.validate().message();
+  Program rows = chained;
+  rows.steps[0].grid = {2, 2, 1};
+  EXPECT_NE(rows.validate().message().find("a grid of 2 x 2 x 1 blocks does not split"),
             std::string::npos);
   Program huge = doubling(false);
   huge.buffers[1].shape = {int64_t(1) << 61, 4};  // 2^65 bytes: int64 sizes would wrap
@@ -454,7 +498,87 @@ Program rich_program() {
   p.buffers.back().shape = {0};
   p.buffers.back().constant = 0;
   p.constants[0].clear();
+  // A second launch of the same, chained to the first in two parts (a block each).
+  p.steps[0].grid = {2, 1, 1};
+  p.steps.push_back(p.steps[0]);
+  p.steps[1].error_word = -1;
+  p.steps[1].args[3] = StepArg::i64(0);
+  p.steps[1].in_place.clear();
+  p.steps[0].chain_parts = 2;
   return p;
+}
+
+/// x [4] -> t = 2x -> y = 2t, two launches of two one-pair blocks chained
+/// in two parts, t local to the chain (Step::chain_local).
+Program chained_doubling() {
+  Program p;
+  p.function = "chained";
+  p.buffers = {buffer("x", DType::kFloat32, {4}, BufferRole::kInput),
+               buffer("t", DType::kFloat32, {4}, BufferRole::kTemporary),
+               buffer("y", DType::kFloat32, {4}, BufferRole::kTemporary)};
+  p.inputs = {0};
+  p.outputs = {2};
+  p.kernels.push_back({{kDouble, "double_it", {}}, "test.double (t.mlir:1:1)", 16, 16, 0, {}});
+  for (auto [in, out] : {std::pair{0, 1}, {1, 2}}) {
+    Step step;
+    step.kernel = 0;
+    step.grid = {2, 1, 1};  // block b (part b) doubles elements 2b and 2b + 1
+    step.block = {2, 1, 1};
+    step.args = {StepArg::of_buffer(in), StepArg::of_buffer(out), StepArg::i64(4), StepArg::i64(0)};
+    p.steps.push_back(step);
+  }
+  p.steps[0].chain_parts = 2;
+  p.steps[0].chain_local = 1;
+  return p;
+}
+
+TEST(Executor, RunsAChainWithALocalBufferAndItRoundTrips) {
+  Program p = chained_doubling();
+  ASSERT_TRUE(p.validate().is_ok()) << p.validate().message();
+  std::vector<uint8_t> bytes = write_artifact({p, "spectral test", "", "g.mlir"});
+  StatusOr<Artifact> back = read_artifact(bytes, "a.spx");
+  ASSERT_TRUE(back.is_ok()) << back.status().message();
+  EXPECT_EQ(back->program.steps[0].chain_parts, 2u);
+  EXPECT_EQ(back->program.steps[0].chain_local, 1);
+  EXPECT_EQ(back->program.steps[1].chain_local, -1);
+  // On a host device that runs every chain part by part, whatever its threads.
+  StatusOr<std::unique_ptr<HostDevice>> device = HostDevice::create(host::HostChecks{});
+  ASSERT_TRUE(device.is_ok()) << device.status().message();
+  (*device)->set_chains(HostChains::kAlways);
+  StatusOr<std::unique_ptr<Executable>> exe =
+      Executable::load(std::move(back->program), **device);
+  ASSERT_TRUE(exe.is_ok()) << exe.status().message();
+  for (int run = 0; run < 3; ++run) {  // the first one by one, then replayed
+    std::vector<HostTensor> outputs;
+    ASSERT_TRUE((*exe)->run({floats({1, 2, 3, -4})}, &outputs).is_ok());
+    EXPECT_EQ(outputs[0].bytes, floats({4, 8, 12, -16}).bytes) << "run " << run;
+  }
+  EXPECT_EQ((*device)->chained_launches(), 3u);
+  // A local buffer must be a temporary both launches pass once, in whole
+  // slices, and neither a result nor an error word.
+  for (int variant = 0; variant < 7; ++variant) {
+    Program bad = chained_doubling();
+    if (variant == 0) bad.steps[0].chain_local = 0;            // the input
+    if (variant == 1) bad.outputs = {2, 1};                    // a result
+    if (variant == 2) bad.steps[1].args[0] = StepArg::of_buffer(0);  // the second does not pass it
+    if (variant == 3) bad.steps[0].chain_parts = 0;            // no chain
+    if (variant == 4) {                                        // 16 bytes in 3 slices
+      bad.steps[0].chain_parts = 3;
+      bad.steps[0].grid = bad.steps[1].grid = {3, 1, 1};
+    }
+    if (variant == 5) {  // another argument reaches its bytes through a view
+      bad.buffers.push_back(buffer("tv", DType::kFloat32, {2, 2}, BufferRole::kView));
+      bad.buffers.back().view_of = 1;
+      bad.steps[1].args[3] = StepArg::of_buffer(3);
+    }
+    if (variant == 6) {  // a later launch's error word
+      bad.steps.push_back(bad.steps[1]);
+      bad.steps.back().error_word = 1;
+    }
+    EXPECT_NE(bad.validate().message().find("names as its chain's local buffer"),
+              std::string::npos)
+        << variant << ": " << bad.validate().message();
+  }
 }
 
 TEST(Artifact, RoundTripsEveryField) {
@@ -474,6 +598,8 @@ TEST(Artifact, RoundTripsEveryField) {
     EXPECT_EQ(q.kernels[0].binaries[i].ptx, p.kernels[0].binaries[i].ptx);
   }
   EXPECT_EQ(q.steps[0].in_place, p.steps[0].in_place);
+  EXPECT_EQ(q.steps[0].chain_parts, 2u);
+  EXPECT_EQ(q.steps[1].chain_parts, 0u);
   EXPECT_TRUE(q.buffers[0].donated);
   EXPECT_EQ(back->producer, "spectral test");
   EXPECT_EQ(back->graph, "func.func @f()");
