@@ -282,6 +282,12 @@ TEST(HostChain, AFailingBlockOfTheSecondLaunchNamesIt) {
   Status status = device.launch_chain(first, second);
   ASSERT_FALSE(status.is_ok());
   expect_contains(status.message(), "kernel 'trap_in' failed in block (13,0,0)");
+  // And of the first.
+  first.args = {uint64_t(5)};
+  second.args = {uint64_t(99)};
+  status = device.launch_chain(first, second);
+  ASSERT_FALSE(status.is_ok());
+  expect_contains(status.message(), "kernel 'trap_in' failed in block (5,0,0)");
 }
 
 }  // namespace
