@@ -38,7 +38,9 @@ struct Builder {
 
 bool shares(const Program &p, int a, int b) { return p.storage_of(a) == p.storage_of(b); }
 
-TEST(BufferPlan, AChainReusesEveryOtherTemporary) {
+/// x -> t1 -> t2 -> t3 -> t4, a launch each, t4 the result; x is buffer 0,
+/// t1..t4 buffers 1..4.
+Builder fourInARow() {
   Builder b;
   int x = b.buffer(BufferRole::kInput, 4);
   int t1 = b.temp(), t2 = b.temp(), t3 = b.temp(), t4 = b.temp();
@@ -47,6 +49,12 @@ TEST(BufferPlan, AChainReusesEveryOtherTemporary) {
   b.launch({t2, t3});
   b.launch({t3, t4});
   b.p.outputs = {t4};
+  return b;
+}
+
+TEST(BufferPlan, AChainReusesEveryOtherTemporary) {
+  Builder b = fourInARow();
+  const int x = 0, t1 = 1, t2 = 2, t3 = 3, t4 = 4;
   BufferPlanStats stats = planBuffers(b.p);
   ASSERT_TRUE(b.p.validate().is_ok()) << b.p.validate().message();
   // t1 and t2 meet in step 1 (one reads what the other is written from).
@@ -175,16 +183,10 @@ TEST(BufferPlan, ChainedLaunchesKeepWhatEitherTouchesApart) {
   // Parts of two chained launches (Step::chain_parts) interleave: what the
   // first reads may not be lent to what the second writes.
   for (bool chained : {false, true}) {
-    Builder b;
-    int x = b.buffer(BufferRole::kInput, 4);
-    int t1 = b.temp(), t2 = b.temp(), t3 = b.temp(), t4 = b.temp();
-    b.launch({x, t1});
-    b.launch({t1, t2});
-    b.launch({t2, t3});
-    b.launch({t3, t4});
+    Builder b = fourInARow();
+    const int t1 = 1, t2 = 2, t3 = 3, t4 = 4;
     b.p.steps[2].chain_parts = chained ? 2 : 0;
     b.p.steps[2].grid = b.p.steps[3].grid = {2, 1, 1};
-    b.p.outputs = {t4};
     planBuffers(b.p);
     ASSERT_TRUE(b.p.validate().is_ok()) << b.p.validate().message();
     EXPECT_EQ(shares(b.p, t2, t4), !chained);
