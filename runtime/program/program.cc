@@ -186,13 +186,13 @@ Status Program::validate() const {
           if (step.chain_parts < 2 || !valid_id(local, count) ||
               (buffers[local].role != BufferRole::kTemporary &&
                buffers[local].role != BufferRole::kAlias) ||
-              buffers[local].bytes() % step.chain_parts != 0 || shown[local] ||
+              buffers[local].elements() % step.chain_parts != 0 || shown[local] ||
               named(step) != 1 || named(steps[s + 1]) != 1 || passes(step) != 1 ||
               passes(steps[s + 1]) != 1)
             return Status::error(step_name(s, step) + " names as its chain's local buffer " +
                                  std::to_string(local) +
                                  ", not a temporary that both chained launches pass once, in "
-                                 "slices of whole bytes per part, and neither a result nor an "
+                                 "slices of whole elements per part, and neither a result nor an "
                                  "error word");
         }
         break;

@@ -46,9 +46,10 @@ enum class HostSchedule { kPhased, kFibers };
 
 /// Whether the host device runs chained launches (Step::chain_parts) part by
 /// part: kAuto where the parts share out evenly over its threads (a multiple
-/// of them, or at least 8 a thread), kAlways wherever a chain has 2 parts or
-/// more, kNever (one launch after the other, as on a GPU). Any check runs
-/// them one after the other.
+/// of them, or at least 8 a thread) and its threads take the chain's local
+/// buffer (Step::chain_local) into their own, kAlways wherever a chain has 2
+/// parts or more, kNever (one launch after the other, as on a GPU). Any
+/// check runs them one after the other.
 enum class HostChains { kAuto, kAlways, kNever };
 
 /// Whether kernels on the host flush denormal results of float and double
@@ -89,7 +90,8 @@ class HostDevice final : public Device {
   /// SPECTRAL_HOST_CHAINS's policy (auto, always, never; unset or empty:
   /// auto); an error names the variable. Every create reads it.
   static StatusOr<HostChains> chains_from_environment();
-  /// Whether a chain of `parts` runs part by part on `threads` under `policy`.
+  /// Whether a chain of `parts` may run part by part on `threads` under
+  /// `policy` (kAuto also asks for the local buffer: launch_chain).
   static bool chains_in_parts(uint32_t parts, int threads, HostChains policy);
   ~HostDevice() override;
 

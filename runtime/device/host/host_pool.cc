@@ -3,13 +3,11 @@
 
 #include "runtime/device/host/access_checker.h"
 #include "runtime/device/host/fiber_stacks.h"
+#include "runtime/device/host/host_checks.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <sys/mman.h>
-#include <unistd.h>
 
 namespace spectral::host {
 namespace {
@@ -152,58 +150,38 @@ void HostPool::take_blocks(int index, const GridLaunch& launch) {
 }
 
 HostPool::LocalBuffer::~LocalBuffer() {
-  if (mapping_ != nullptr) munmap(mapping_, mapped_);
+  if (data_ != nullptr) guarded_release(data_);
 }
 
 char* HostPool::LocalBuffer::get(size_t bytes) {
-  const size_t page = size_t(sysconf(_SC_PAGESIZE));
-  const size_t rounded = (bytes + page - 1) / page * page;
-  if (rounded > bytes_) {
-    if (mapping_ != nullptr) munmap(mapping_, mapped_);
-    mapping_ = nullptr;
-    mapped_ = bytes_ = 0;
-    void* mapped = mmap(nullptr, rounded + 2 * page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mapped == MAP_FAILED) return nullptr;
-    if (mprotect(static_cast<char*>(mapped) + page, rounded, PROT_READ | PROT_WRITE) != 0) {
-      munmap(mapped, rounded + 2 * page);
-      return nullptr;
-    }
-    mapping_ = static_cast<char*>(mapped);
-    mapped_ = rounded + 2 * page;
-    bytes_ = rounded;
+  if (bytes != bytes_) {  // each chain's slices end at the guard
+    if (data_ != nullptr) guarded_release(data_);
+    data_ = static_cast<char*>(guarded_allocate(bytes, false, 64));
+    bytes_ = data_ != nullptr ? bytes : 0;
   }
-  // The slice starts 64-byte aligned and ends where the guard page starts
-  // (exactly, when `bytes` is a multiple of 64).
-  const uintptr_t end = uintptr_t(mapping_ + page + bytes_);
-  return reinterpret_cast<char*>((end - bytes) & ~uintptr_t(63));
+  return data_;
 }
 
 void HostPool::take_parts(int index, BlockRunner& runner, const GridLaunch& first) {
   GridLaunch launches[2] = {first, *second_};
-  // With a local buffer: each launch's arguments copied, the local one
-  // pointing at this thread's buffer shifted back by the part's offset, so
-  // that the kernel's address of its slice lands in the thread's buffer.
-  std::vector<uint64_t> slots[2];
+  // With a local buffer: each launch's argument pointers copied, the local
+  // one pointing at `shifted`, this thread's buffer less the part's offset,
+  // so that the kernel's address of its slice lands in the thread's buffer.
   std::vector<void*> pointers[2];
+  uintptr_t shifted = 0;
   char* mine = local_ != nullptr ? locals_[size_t(index)].get(local_->part_bytes) : nullptr;
   if (mine != nullptr) {
     for (int i = 0; i < 2; ++i) {
-      slots[i].resize(local_->counts[i]);
-      pointers[i].resize(local_->counts[i]);
-      for (size_t a = 0; a < slots[i].size(); ++a) {
-        std::memcpy(&slots[i][a], launches[i].args[a], sizeof(uint64_t));
-        pointers[i][a] = &slots[i][a];
-      }
+      pointers[i].assign(launches[i].args, launches[i].args + local_->counts[i]);
+      pointers[i][size_t(local_->args[i])] = &shifted;
       launches[i].args = pointers[i].data();
+      launches[i].catch_faults = true;  // a stray past the slice: the guard's fault
     }
   }
   while (!failed_.load(std::memory_order_relaxed)) {
     const uint64_t part = next_item_.fetch_add(1, std::memory_order_relaxed);
     if (part >= total_items_) return;
-    if (mine != nullptr) {
-      const uintptr_t shifted = uintptr_t(mine) - uintptr_t(part * local_->part_bytes);
-      for (int i = 0; i < 2; ++i) std::memcpy(&slots[i][size_t(local_->args[i])], &shifted, 8);
-    }
+    if (mine != nullptr) shifted = uintptr_t(mine) - uintptr_t(part * local_->part_bytes);
     for (const GridLaunch& launch : launches) {
       const uint32_t blocks = launch.grid.x / parts_, run = launch.run_blocks;
       const uint32_t begin = uint32_t(part) * blocks, end = begin + blocks;

@@ -112,24 +112,23 @@ class HostPool {
   /// null, on every thread (this one as thread 0) until the job is done.
   void run_job(const GridLaunch* launch, bool parallel);
 
-  /// A thread's buffer for a chain's local slices: whole pages between two
-  /// inaccessible ones, the slice at the end, so that a kernel straying past
-  /// its slice faults rather than writes over other memory. Grown as
-  /// needed, kept.
+  /// A thread's buffer for a chain's local slices: guarded_allocate's, so
+  /// that a kernel straying past its slice faults and fails its launch
+  /// (the chain's launches catch faults) rather than writes over other
+  /// memory. Grown as needed, kept.
   class LocalBuffer {
    public:
     LocalBuffer() = default;
     ~LocalBuffer();
     LocalBuffer(const LocalBuffer&) = delete;
     LocalBuffer& operator=(const LocalBuffer&) = delete;
-    /// `bytes` bytes, 64-byte aligned, ending at the guard page (where
-    /// `bytes` is a multiple of 64); nullptr when they cannot be mapped.
+    /// `bytes` bytes, 64-byte aligned, ending at the guard page where
+    /// `bytes` is a multiple of 64; nullptr when they cannot be mapped.
     char* get(size_t bytes);
 
    private:
-    char* mapping_ = nullptr;  // guard page, data, guard page
-    size_t mapped_ = 0;
-    size_t bytes_ = 0;  // of data
+    char* data_ = nullptr;
+    size_t bytes_ = 0;
   };
 
   const int threads_;

@@ -562,9 +562,9 @@ TEST(Executor, RunsAChainWithALocalBufferAndItRoundTrips) {
     if (variant == 1) bad.outputs = {2, 1};                    // a result
     if (variant == 2) bad.steps[1].args[0] = StepArg::of_buffer(0);  // the second does not pass it
     if (variant == 3) bad.steps[0].chain_parts = 0;            // no chain
-    if (variant == 4) {                                        // 16 bytes in 3 slices
-      bad.steps[0].chain_parts = 3;
-      bad.steps[0].grid = bad.steps[1].grid = {3, 1, 1};
+    if (variant == 4) {  // 4 floats in 8 slices: of 2 bytes, not whole elements
+      bad.steps[0].chain_parts = 8;
+      bad.steps[0].grid = bad.steps[1].grid = {8, 1, 1};
     }
     if (variant == 5) {  // another argument reaches its bytes through a view
       bad.buffers.push_back(buffer("tv", DType::kFloat32, {2, 2}, BufferRole::kView));
