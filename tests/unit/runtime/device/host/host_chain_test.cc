@@ -182,9 +182,10 @@ TEST(HostChain, DeviceRunsTheSecondLaunchOnWhatTheFirstWrote) {
     // The order check runs the launches one after the other, each twice.
     host::HostChecks order;
     order.order = true;
-    HostDevice& checked = *make_device(order);
-    EXPECT_EQ(chained_sums(checked, parts), expected_sums(parts));
-    EXPECT_EQ(checked.chained_launches(), 0u);
+    StatusOr<std::unique_ptr<HostDevice>> checked = HostDevice::create(order);
+    ASSERT_TRUE(checked.is_ok()) << checked.status().message();
+    EXPECT_EQ(chained_sums(**checked, parts), expected_sums(parts));
+    EXPECT_EQ((*checked)->chained_launches(), 0u);
   }
 }
 
@@ -215,7 +216,9 @@ TEST(HostChain, ThreadsTakeTheLocalBufferSlicesIntoTheirOwnAndLeaveItUntouched) 
   EXPECT_EQ(data, written);
   host::HostChecks bounds;
   bounds.bounds = true;
-  EXPECT_EQ(chained_sums(*make_device(bounds), parts, true, &data), expected);
+  StatusOr<std::unique_ptr<HostDevice>> checked = HostDevice::create(bounds);
+  ASSERT_TRUE(checked.is_ok()) << checked.status().message();
+  EXPECT_EQ(chained_sums(**checked, parts, true, &data), expected);
   EXPECT_EQ(data, written);
 }
 
