@@ -154,12 +154,16 @@ HostPool::LocalBuffer::~LocalBuffer() {
 }
 
 char* HostPool::LocalBuffer::get(size_t bytes) {
-  if (bytes != bytes_) {  // each chain's slices end at the guard
+  if (bytes > bytes_) {
     if (data_ != nullptr) guarded_release(data_);
     data_ = static_cast<char*>(guarded_allocate(bytes, false, 64));
     bytes_ = data_ != nullptr ? bytes : 0;
+    if (data_ == nullptr) return nullptr;
   }
-  return data_;
+  // A smaller slice than the buffer sits at its end, against the guard
+  // (which follows the buffer's bytes rounded up to 64).
+  const uintptr_t end = uintptr_t(data_) + (bytes_ + 63) / 64 * 64;
+  return reinterpret_cast<char*>((end - bytes) & ~uintptr_t(63));
 }
 
 void HostPool::take_parts(int index, BlockRunner& runner, const GridLaunch& first) {

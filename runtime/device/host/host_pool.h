@@ -123,7 +123,8 @@ class HostPool {
     LocalBuffer(const LocalBuffer&) = delete;
     LocalBuffer& operator=(const LocalBuffer&) = delete;
     /// `bytes` bytes, 64-byte aligned, ending at the guard page where
-    /// `bytes` is a multiple of 64; nullptr when they cannot be mapped.
+    /// `bytes` is a multiple of 64; nullptr when they cannot be mapped. A
+    /// larger buffer from an earlier chain is kept and reused.
     char* get(size_t bytes);
 
    private:

@@ -262,15 +262,14 @@ TEST(HostChain, AKernelWritingPastItsLocalSliceFailsItsLaunch) {
   const spectral_host_kernel stray{SPECTRAL_HOST_ABI_VERSION, 0, "stray", &write_past_the_slice};
   host::HostPool pool(1, host::kDefaultFiberStackBytes);
   std::vector<char> buffer(4 * 8192, 0);
-  auto run = [&](int64_t past) {
+  auto run = [&](int64_t past, uint64_t part_bytes = 8192) {
     char* data = buffer.data();
-    uint64_t part_bytes = 8192;
     int64_t offset = past;
     void* args[] = {&data, &part_bytes, &offset};
     host::HostPool::ChainLocal local;
     local.args[0] = local.args[1] = 0;
     local.counts[0] = local.counts[1] = 3;
-    local.part_bytes = 8192;
+    local.part_bytes = part_bytes;
     return pool.run_chain(grid_of(stray, {4, 1, 1}, args), grid_of(stray, {4, 1, 1}, args), 4,
                           &local);
   };
@@ -282,6 +281,11 @@ TEST(HostChain, AKernelWritingPastItsLocalSliceFailsItsLaunch) {
   ASSERT_FALSE(past.is_ok());
   expect_contains(past.message(), "kernel 'stray' failed in block (0,0,0)");
   expect_contains(past.message(), "0 bytes past the end of a 8192-byte device allocation");
+  // Smaller slices later take the same buffer, and end at its guard too.
+  EXPECT_TRUE(run(-4, 4096).is_ok());
+  Status smaller = run(0, 4096);
+  ASSERT_FALSE(smaller.is_ok());
+  expect_contains(smaller.message(), "0 bytes past the end of a 8192-byte device allocation");
 }
 
 TEST(HostChain, AFailingBlockOfTheSecondLaunchNamesIt) {
