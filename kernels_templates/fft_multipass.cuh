@@ -21,10 +21,17 @@
 //
 // Host: axis_map has a phased form that takes runs of blocks
 // (host_emulation.h, "Phased kernels"): each grid-stride round's elements of
-// the run in memory order, without a division per element.
+// the run in memory order, without a division per element. The first pass's
+// phased stores read their twiddles from products made once per kernel
+// (FourStepTwiddles) instead of gathering the two tables' entries.
 #pragma once
 
 #include "fft_io.cuh"
+#if defined(SPECTRAL_HOST_EMULATION)
+#include <pthread.h>  // not <mutex>: most C++ library headers clash with host_emulation.h
+
+#include <new>  // std::nothrow
+#endif
 
 namespace spectral_fft {
 
@@ -50,6 +57,116 @@ struct FourStepColumnLoad {
   }
 };
 
+#if defined(SPECTRAL_HOST_EMULATION)
+/// FourStepTwiddleStore's w_N^(k1 j2) for the V lanes j2 + l of a phased
+/// store: hi[m >> shift] * lo[m & mask] with m = k1 (j2 + l), lane by lane
+/// (operator()'s arithmetic: the same bits).
+template <typename L, typename T>
+__forceinline__ cplx<L> four_step_twiddle_lanes(const cplx<T>* hi, const cplx<T>* lo, int shift,
+                                                int k1, int j2) {
+  const long long mask = (1LL << shift) - 1;
+  const T* at_hi[L::size];
+  const T* at_lo[L::size];
+  long long m = (long long)k1 * j2;
+  for (int lane = 0; lane < L::size; ++lane, m += k1) {
+    at_hi[lane] = &hi[m >> shift].re;
+    at_lo[lane] = &lo[m & mask].re;
+  }
+  cplx<L> h, l;
+  ::spectral_host::gather_pairs(at_hi, h.re, h.im);
+  ::spectral_host::gather_pairs(at_lo, l.re, l.im);
+  return h * l;
+}
+
+/// The twiddles of a four-step's first pass (N1-point columns, N2 of them a
+/// line) laid out for its phased stores: entry g N1 + k1 is
+/// four_step_twiddle_lanes(k1, g V), so a group of V columns from j2 = g V
+/// reads its N1 twiddles in order instead of gathering 2 V table entries
+/// for each (measured: a third of the pass's time at N = 65536). Made once
+/// per kernel and tables, by the first thread that needs it, and shared by
+/// all; kept while the kernel is loaded. Found by the tables' values, not
+/// their addresses: a freed table's address may come back holding others.
+template <typename T, typename L, int N1>
+class FourStepTwiddles {
+ public:
+  /// The twiddles made from `hi` and `lo` for N2 = n2 (a multiple of V),
+  /// or nullptr where they would take more than kMaxBytes, memory runs
+  /// out, or the kernel keeps kMaxTables made from other tables already
+  /// (never with the planner's tables; each call then takes the lock).
+  static const cplx<L>* find(const cplx<T>* hi, const cplx<T>* lo, int shift, int n2) {
+    if ((long long)N1 * n2 * sizeof(cplx<T>) > kMaxBytes) return nullptr;
+    static thread_local const FourStepTwiddles* last = nullptr;  // this thread's last answer
+    if (last != nullptr && last->made_from(hi, lo, shift, n2)) return last->table_;
+    static Made made;
+    pthread_mutex_lock(&made.mutex);
+    const FourStepTwiddles* found = nullptr;
+    for (int i = 0; i < made.count && found == nullptr; ++i)
+      if (made.twiddles[i]->made_from(hi, lo, shift, n2)) found = made.twiddles[i];
+    if (found == nullptr && made.count < kMaxTables) {
+      FourStepTwiddles* twiddles = new (std::nothrow) FourStepTwiddles(hi, lo, shift, n2);
+      if (twiddles != nullptr && twiddles->table_ != nullptr)
+        found = made.twiddles[made.count++] = twiddles;
+      else
+        delete twiddles;  // out of memory: the stores gather instead
+    }
+    pthread_mutex_unlock(&made.mutex);
+    if (found != nullptr) last = found;
+    return found != nullptr ? found->table_ : nullptr;
+  }
+
+  FourStepTwiddles(const FourStepTwiddles&) = delete;
+  FourStepTwiddles& operator=(const FourStepTwiddles&) = delete;
+  ~FourStepTwiddles() {
+    delete[] hi_;
+    delete[] lo_;
+    delete[] table_;
+  }
+
+ private:
+  static constexpr long long kMaxBytes = 1 << 20;  // N = 65536 in double, 131072 in float
+  static constexpr int kMaxTables = 4;             // one in practice: a kernel's tables are fixed
+
+  /// The kernel's twiddles so far, freed when it is unloaded.
+  struct Made {
+    pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+    FourStepTwiddles* twiddles[kMaxTables] = {};
+    int count = 0;
+    ~Made() {
+      for (int i = 0; i < count; ++i) delete twiddles[i];
+    }
+  };
+
+  FourStepTwiddles(const cplx<T>* hi, const cplx<T>* lo, int shift, int n2)
+      : shift_(shift), n2_(n2) {
+    // The entries the twiddles read: m = k1 j2 up to (N1 - 1)(N2 - 1).
+    const long long top = (long long)(N1 - 1) * (n2 - 1), mask = (1LL << shift) - 1;
+    hi_count_ = (top >> shift) + 1;
+    lo_count_ = (top < mask ? top : mask) + 1;
+    hi_ = new (std::nothrow) cplx<T>[hi_count_];
+    lo_ = new (std::nothrow) cplx<T>[lo_count_];
+    if (hi_ == nullptr || lo_ == nullptr) return;  // table_ stays nullptr
+    memcpy(hi_, hi, hi_count_ * sizeof(cplx<T>));
+    memcpy(lo_, lo, lo_count_ * sizeof(cplx<T>));
+    table_ = new (std::nothrow) cplx<L>[size_t(n2 / L::size) * N1];
+    if (table_ == nullptr) return;
+    for (int g = 0; g < n2 / L::size; ++g)
+      for (int k1 = 0; k1 < N1; ++k1)
+        table_[size_t(g) * N1 + k1] = four_step_twiddle_lanes<L>(hi, lo, shift, k1, g * L::size);
+  }
+
+  bool made_from(const cplx<T>* hi, const cplx<T>* lo, int shift, int n2) const {
+    return shift == shift_ && n2 == n2_ && memcmp(hi, hi_, hi_count_ * sizeof(cplx<T>)) == 0 &&
+           memcmp(lo, lo_, lo_count_ * sizeof(cplx<T>)) == 0;
+  }
+
+  int shift_, n2_;
+  long long hi_count_, lo_count_;
+  cplx<T>* hi_ = nullptr;  // the entries of the tables it was made from
+  cplx<T>* lo_ = nullptr;
+  cplx<L>* table_ = nullptr;  // nullptr when out of memory
+};
+#endif
+
 /// Pass 1's Store: entry (k1, j2) times w_N^(k1 j2) (conjugated for the
 /// inverse), into the intermediate [outer, N1, N2, inner]. w_N^m =
 /// hi[m >> shift] * lo[m & (2^shift - 1)]: two small tables instead of one
@@ -70,29 +187,25 @@ struct FourStepTwiddleStore {
 #if defined(SPECTRAL_HOST_EMULATION)
   /// The phased forms' stores of V lines at once (fft_stockham.cuh's
   /// store_lanes), where the lanes are V consecutive j2 of one row (the
-  /// axis is the last, inner == 1): each k1's twiddles gathered into lanes,
-  /// the products lane by lane (the operator()'s arithmetic: the same bits),
-  /// the row's V entries stored side by side.
+  /// axis is the last, inner == 1): each k1's twiddles in lanes, from
+  /// FourStepTwiddles where the lanes start at a multiple of V, else
+  /// gathered (four_step_twiddle_lanes), the products lane by lane (the
+  /// operator()'s arithmetic: the same bits), the row's V entries stored
+  /// side by side.
   template <int N, typename L>
   __forceinline__ bool put_lanes(const int* batch, const cplx<L>* y) const {
     constexpr int V = L::size;
     const int j2 = batch[0] % layout.inner;
     if (inner != 1 || j2 + V > layout.inner || batch[V - 1] != batch[0] + V - 1) return false;
-    const long long mask = (1LL << shift) - 1;
+    cplx<T>* row = &data[layout.offset(batch[0], 0)];  // entry k1 at row[k1 * layout.inner]
+    const cplx<L>* made = j2 % V == 0 && layout.inner % V == 0
+                              ? FourStepTwiddles<T, L, N>::find(hi, lo, shift, layout.inner)
+                              : nullptr;
+    if (made != nullptr) made += size_t(j2 / V) * N;
     for (int k1 = 0; k1 < N; ++k1) {
-      cplx<L> h, l;
-      const T* at_hi[V];
-      const T* at_lo[V];
-      long long m = (long long)k1 * j2;
-      for (int lane = 0; lane < V; ++lane, m += k1) {
-        at_hi[lane] = &hi[m >> shift].re;
-        at_lo[lane] = &lo[m & mask].re;
-      }
-      ::spectral_host::gather_pairs(at_hi, h.re, h.im);
-      ::spectral_host::gather_pairs(at_lo, l.re, l.im);
-      const cplx<L> w = h * l;
+      const cplx<L> w = made != nullptr ? made[k1] : four_step_twiddle_lanes<L>(hi, lo, shift, k1, j2);
       const cplx<L> value = y[k1] * (FORWARD ? w : conj(w));
-      ::spectral_host::store_pairs(&data[layout.offset(batch[0], k1)].re, value.re, value.im);
+      ::spectral_host::store_pairs(&row[(long long)k1 * layout.inner].re, value.re, value.im);
     }
     return true;
   }

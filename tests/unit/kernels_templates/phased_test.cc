@@ -190,22 +190,19 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
   expect_same_both_ways(axis(FftKind::kDct3, 5, 64, 1, false));
 }
 
-/// Launches `source` on `on` with (input, output of `out_bytes`, scalars...)
-/// and returns the output's bytes.
-std::vector<uint8_t> run_unit(Device& on, const KernelSource& source, Dim3 grid, Dim3 block,
-                              const std::vector<uint8_t>& input, size_t out_bytes,
-                              std::vector<void*> scalars) {
-  StatusOr<std::shared_ptr<Kernel>> kernel = on.load(source);
-  EXPECT_TRUE(bool(kernel)) << kernel.status().message();
-  if (!kernel) return {};
+/// Launches `kernel` on `on` with (input, output of `out_bytes`, scalars...)
+/// and `shared_bytes` of dynamic shared memory, and returns the output's bytes.
+std::vector<uint8_t> run_kernel(Device& on, Kernel& kernel, Dim3 grid, Dim3 block,
+                                const std::vector<uint8_t>& input, size_t out_bytes,
+                                std::vector<void*> scalars, size_t shared_bytes = 0) {
   void* in = *on.allocate(input.size());
   void* out = *on.allocate(out_bytes);
   EXPECT_TRUE(on.copy_to_device(in, input.data(), input.size()).is_ok());
   EXPECT_TRUE(on.fill_zero(out, out_bytes).is_ok());
   std::vector<void*> args = {&in, &out};
   args.insert(args.end(), scalars.begin(), scalars.end());
-  Status status = on.launch(**kernel, grid, block, 0, args.data());
-  EXPECT_TRUE(status.is_ok()) << source.entry << ": " << status.message();
+  Status status = on.launch(kernel, grid, block, shared_bytes, args.data());
+  EXPECT_TRUE(status.is_ok()) << status.message();
   std::vector<uint8_t> result(out_bytes);
   EXPECT_TRUE(on.copy_to_host(result.data(), out, out_bytes).is_ok());
   EXPECT_TRUE(on.release(in).is_ok());
@@ -213,15 +210,25 @@ std::vector<uint8_t> run_unit(Device& on, const KernelSource& source, Dim3 grid,
   return result;
 }
 
+/// run_kernel of `source`, loaded on `on` for this run.
+std::vector<uint8_t> run_unit(Device& on, const KernelSource& source, Dim3 grid, Dim3 block,
+                              const std::vector<uint8_t>& input, size_t out_bytes,
+                              std::vector<void*> scalars, size_t shared_bytes = 0) {
+  StatusOr<std::shared_ptr<Kernel>> kernel = on.load(source);
+  EXPECT_TRUE(bool(kernel)) << source.entry << ": " << kernel.status().message();
+  if (!kernel) return {};
+  return run_kernel(on, **kernel, grid, block, input, out_bytes, scalars, shared_bytes);
+}
+
 /// run_unit phased and with fibers: the same bytes.
 void expect_unit_same_both_ways(const KernelSource& source, Dim3 grid, Dim3 block,
                                 const std::vector<uint8_t>& input, size_t out_bytes,
-                                std::vector<void*> scalars) {
+                                std::vector<void*> scalars, size_t shared_bytes = 0) {
   ASSERT_NE(source.source.find("SPECTRAL_HOST_PHASED;"), std::string::npos) << source.entry;
-  const std::vector<uint8_t> loops =
-      run_unit(host_device(HostSchedule::kPhased), source, grid, block, input, out_bytes, scalars);
-  const std::vector<uint8_t> fibered =
-      run_unit(host_device(HostSchedule::kFibers), source, grid, block, input, out_bytes, scalars);
+  const std::vector<uint8_t> loops = run_unit(host_device(HostSchedule::kPhased), source, grid,
+                                              block, input, out_bytes, scalars, shared_bytes);
+  const std::vector<uint8_t> fibered = run_unit(host_device(HostSchedule::kFibers), source, grid,
+                                                block, input, out_bytes, scalars, shared_bytes);
   ASSERT_EQ(loops.size(), fibered.size());
   size_t first = 0;
   while (first < loops.size() && loops[first] == fibered[first]) ++first;
@@ -408,6 +415,73 @@ extern "C" __global__ void phased_topk_c64(const cplx<float>* x, unsigned char* 
   expect_unit_same_both_ways(unit, {uint32_t(rows), 1, 1}, {128, 1, 1}, x,
                              size_t(rows * k) * (sizeof(std::complex<float>) + sizeof(long long)),
                              {&rows, &n, &k});
+}
+
+/// A four-step's first pass (16-point columns, 64 of them a line: N = 1024)
+/// on `lines` lines, its twiddle tables after the data in the one input:
+/// the column twiddles w_16^m, then hi (33 entries) and lo (32, shift 5).
+template <typename T>
+KernelSource four_step_columns_unit() {
+  const std::map<std::string, std::string> values{{"$T", cuda_type<T>()}};
+  return {fill(R"(#include "common.cuh"
+#include "fft_stockham.cuh"
+#include "fft_multipass.cuh"
+using namespace spectral_fft;
+SPECTRAL_HOST_PHASED;
+SPECTRAL_HOST_PHASED_RUNS;
+extern "C" __global__ void four_step_columns_$T(const cplx<$T>* in, cplx<$T>* out, int lines) {
+  SPECTRAL_DYNAMIC_SHARED(cplx<$T>, shared);
+  const cplx<$T>* twiddles = in + lines * 1024;
+  const cplx<$T>* hi = twiddles + 16;
+  const cplx<$T>* lo = hi + 33;
+  fft_batched<16, 2, true>(shared, twiddles, lines * 64,
+      FourStepColumnLoad<ComplexLoad<$T>>{ComplexLoad<$T>{in, AxisLayout{1024, 1}}, 64, 1},
+      FourStepTwiddleStore<$T, true>{out, AxisLayout{16, 64}, 1, hi, lo, 5});
+}
+)",
+               values),
+          fill("four_step_columns_$T", values), {}};
+}
+
+/// The phased stores of a four-step's first pass take their twiddles from a
+/// table made once per kernel (FourStepTwiddles); a run with other tables
+/// (here, those of another length, or perturbed) must not reuse one made
+/// from earlier tables: each run matches the fibers' (which compute every
+/// twiddle from the tables), including the tables beyond the four a kernel
+/// keeps, and the first tables again.
+template <typename T>
+void four_step_twiddles_both_ways() {
+  const int lines = lines_for_runs_of_8(8, 0) / 64 + 1;
+  const KernelSource unit = four_step_columns_unit<T>();
+  const std::vector<uint8_t> data = random_bytes<T>(size_t(lines) * 1024 * 2, 21);
+  const double pi = std::acos(-1.0);
+  // Loaded once for every phased run: a kernel loaded anew makes its tables anew.
+  StatusOr<std::shared_ptr<Kernel>> loaded = host_device(HostSchedule::kPhased).load(unit);
+  ASSERT_TRUE(bool(loaded)) << loaded.status().message();
+  for (int n : {1024, 2048, 1024, 4096, 8192, 1000, 999, 1024}) {
+    SCOPED_TRACE(cuda_type<T>() + " tables of length " + std::to_string(n));
+    std::vector<std::complex<T>> tables;
+    for (int m = 0; m < 16; ++m) tables.emplace_back(std::polar(1.0, -2 * pi * m / 16));
+    for (int j = 0; j <= 32; ++j) tables.emplace_back(std::polar(1.0, -2 * pi * (j << 5) / n));
+    for (int j = 0; j < 32; ++j) tables.emplace_back(std::polar(1.0, -2 * pi * j / n));
+    std::vector<uint8_t> input = data;
+    const uint8_t* bytes = reinterpret_cast<const uint8_t*>(tables.data());
+    input.insert(input.end(), bytes, bytes + tables.size() * sizeof(tables[0]));
+    int count = lines;
+    const Dim3 grid{uint32_t(lines * 64 / 8), 1, 1}, block{2, 8, 1};
+    const size_t shared = 8 * 16 * sizeof(std::complex<T>);
+    const std::vector<uint8_t> loops = run_kernel(host_device(HostSchedule::kPhased), **loaded,
+                                                  grid, block, input, data.size(), {&count}, shared);
+    const std::vector<uint8_t> fibered = run_unit(host_device(HostSchedule::kFibers), unit, grid,
+                                                  block, input, data.size(), {&count}, shared);
+    ASSERT_EQ(loops.size(), data.size());
+    EXPECT_TRUE(loops == fibered) << "the phased and the fiber runs differ";
+  }
+}
+
+TEST(PhasedSchedule, FourStepTwiddlesFollowTheirTables) {
+  four_step_twiddles_both_ways<float>();
+  four_step_twiddles_both_ways<double>();
 }
 
 TEST(PhasedSchedule, MatmulMatchesFibers) {
