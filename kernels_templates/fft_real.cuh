@@ -14,7 +14,9 @@
 // Host: fft_r2c_batched, fft_c2r_batched and fft_real_roundtrip_batched have a
 // phased form that takes runs of blocks (host_emulation.h, "Phased kernels"):
 // a SIMD width of lines at once, a lane each (fft_lines, the packing in
-// lanes), or a line at a time around fft_phased.
+// lanes), or a line at a time around fft_phased. Lines of the last axis are
+// read and written as runs, turned between runs and lanes in registers
+// (PairLoad's address, unpack_bins_lanes, store_pairs_lanes).
 #pragma once
 
 #include "fft_io.cuh"
@@ -54,15 +56,54 @@ __device__ __forceinline__ cplx<T> packed_bin(const Load& load, int batch, int k
 
 #if defined(SPECTRAL_HOST_EMULATION)
 /// The C2R forms' end for lanes: lane l of x_n is the real pair 2n, 2n + 1
-/// of batch[l], for the first `valid` lanes.
+/// of batch[l], for the first `valid` lanes. Where the lines are runs
+/// (PairStore's put_run, a plain RealStore of the last axis), V pairs of a
+/// lane at once, turned from lanes to runs in registers.
 template <int H, typename Store, typename L>
 __forceinline__ void store_pairs_lanes(const Store& store, const int* batch, int valid,
                                        const cplx<L>* x) {
+  using T = decltype(lane_of(x[0].re, 0));
+  const PairStore<T, Store> pairs{store};
+  if constexpr (has_put_run<PairStore<T, Store>>::value && H % L::size == 0)
+    if (pairs.runs()) {
+      for (int n = 0; n < H; n += L::size) {
+        cplx<L> runs[L::size];
+        turned(x + n, runs);
+        for (int l = 0; l < valid; ++l) pairs.put_run(batch[l], n, runs[l]);
+      }
+      return;
+    }
   for (int n = 0; n < H; ++n)
     for (int l = 0; l < valid; ++l) {
       store(batch[l], 2 * n, x[n].re[l]);
       store(batch[l], 2 * n + 1, x[n].im[l]);
     }
+}
+
+/// The R2C forms' end for lanes: bins k in [0, H] of the line of batch[l]
+/// from lane l of Z, the FFT of its packed pairs, for the first `valid`
+/// lanes. Where the Store's lines are runs (has_put_run), V bins of a lane
+/// at once, turned from lanes to runs in registers.
+template <int H, typename Store, typename L, typename T>
+__forceinline__ void unpack_bins_lanes(const Store& store, const int* batch, int valid,
+                                       const cplx<L>* Z, const cplx<T>* __restrict__ twiddles_n) {
+  constexpr int V = L::size;
+  const auto bin = [&](int k) {
+    return unpack_bin(Z[k % H], Z[(H - k) % H], broadcast<L>(twiddles_n[k]));
+  };
+  int k = 0;
+  if constexpr (has_put_run<Store>::value)
+    if (store.runs())
+      for (; k + V <= H + 1; k += V) {
+        cplx<L> bins[V], runs[V];
+        for (int j = 0; j < V; ++j) bins[j] = bin(k + j);
+        turned(bins, runs);
+        for (int l = 0; l < valid; ++l) store.put_run(batch[l], k, runs[l]);
+      }
+  for (; k <= H; ++k) {
+    const cplx<L> value = bin(k);
+    for (int l = 0; l < valid; ++l) store(batch[l], k, lane_of(value, l));
+  }
 }
 #endif
 
@@ -79,18 +120,13 @@ __device__ void fft_r2c_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   if (const int blocks = ::spectral_host::take_block_run()) {
     int first = 0;
     const int count = run_batches(blocks, batches, &first);
-    const auto pairs = [&](int batch, int n) {
-      return make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
-    };
+    const PairLoad<T, Load> pairs{load};  // says where a last axis' pairs are
     using L = ::spectral_host::wide_lanes<T>;
     if (count >= L::size) {
       batches_as_lines<H, T>(first, count, pairs, [&](const int*, auto* lines, auto* other) {
         return fft_lines<H, true>(lines, other, half_twiddles);
       }, [&](const int* batch, int valid, const cplx<L>* Z) {
-        for (int k = 0; k <= H; ++k) {
-          const cplx<L> bin = unpack_bin(Z[k % H], Z[(H - k) % H], broadcast<L>(twiddles_n[k]));
-          for (int l = 0; l < valid; ++l) store(batch[l], k, lane_of(bin, l));
-        }
+        unpack_bins_lanes<H>(store, batch, valid, Z, twiddles_n);
       });
       return;
     }
@@ -215,9 +251,7 @@ __device__ void fft_real_roundtrip_batched(cplx<T>* shared,
   if (const int blocks = ::spectral_host::take_block_run()) {
     int first = 0;
     const int count = run_batches(blocks, batches, &first);
-    const auto pairs = [&](int batch, int n) {
-      return make_cplx<T>(load(batch, 2 * n), load(batch, 2 * n + 1));
-    };
+    const PairLoad<T, Load> pairs{load};  // says where a last axis' pairs are
     using L = ::spectral_host::wide_lanes<T>;
     // Lanes are the faster at H = 128 and 512 (10-25%), a line at a time at
     // H = 2048 (8%; examples/spectral_filter.mlir), on a 2-core x86-64.
