@@ -55,6 +55,55 @@ __device__ __forceinline__ cplx<T> packed_bin(const Load& load, int batch, int k
 }
 
 #if defined(SPECTRAL_HOST_EMULATION)
+/// The C2R forms' load: Z_k of the packed inverse (packed_bin) for k < H.
+/// fill_lanes (fft_stockham.cuh's batches_as_lines) packs V lines at once
+/// where `load` says where its bins are and each line's H + 1 bins are a
+/// run: bins k to k + V - 1, and H - k - V + 1 to H - k, of each line read as
+/// vectors and turned into lanes, then packed lane by lane (packed_bin's
+/// arithmetic: the same bits).
+template <typename T, typename Load>
+struct PackedBins {
+  Load load;
+  const cplx<T>* twiddles_n;
+  int h;
+  __forceinline__ cplx<T> operator()(int batch, int k) const {
+    return packed_bin(load, batch, k, h, twiddles_n[k]);
+  }
+  /// Lane l of lines[k] = (*this)(batch[l], k) for every k < N (N = H),
+  /// or false having written nothing.
+  template <int N, typename L>
+  __forceinline__ bool fill_lanes(const int* batch, cplx<L>* lines) const {
+    constexpr int V = L::size;
+    if constexpr (has_address<Load>::value && N % V == 0) {
+      const cplx<T>* line[V];
+      for (int l = 0; l < V; ++l) {
+        line[l] = static_cast<const cplx<T>*>(load.address(batch[l], 0));
+        if (line[l] == nullptr || load.address(batch[l], N) != line[l] + N) return false;
+      }
+      for (int k = 0; k < N; k += V) {
+        cplx<L> runs[V], ahead[V], mirrored[V];
+        for (int l = 0; l < V; ++l)
+          ::spectral_host::load_pairs(&line[l][k].re, runs[l].re, runs[l].im);
+        turned(runs, ahead);  // ahead[j]: bin k + j
+        for (int l = 0; l < V; ++l)
+          ::spectral_host::load_pairs(&line[l][N - k - V + 1].re, runs[l].re, runs[l].im);
+        turned(runs, mirrored);  // mirrored[j]: bin N - k - V + 1 + j
+        for (int j = 0; j < V; ++j) {
+          cplx<L> a = ahead[j], b = mirrored[V - 1 - j];  // bins k + j and N - (k + j)
+          if (k + j == 0) {
+            a.im = L(0);
+            b.im = L(0);
+          }
+          lines[k + j] = pack_bins(a, b, broadcast<L>(twiddles_n[k + j]));
+        }
+      }
+      return true;
+    } else {
+      return false;
+    }
+  }
+};
+
 /// The C2R forms' end for lanes: lane l of x_n is the real pair 2n, 2n + 1
 /// of batch[l], for the first `valid` lanes. Where the lines are runs
 /// (PairStore's put_run, a plain RealStore of the last axis), V pairs of a
@@ -165,9 +214,7 @@ __device__ void fft_c2r_batched(cplx<T>* shared, const cplx<T>* __restrict__ hal
   if (const int blocks = ::spectral_host::take_block_run()) {
     int first = 0;
     const int count = run_batches(blocks, batches, &first);
-    const auto packed = [&](int batch, int k) {
-      return packed_bin(load, batch, k, H, twiddles_n[k]);
-    };
+    const PackedBins<T, Load> packed{load, twiddles_n, H};
     using L = ::spectral_host::wide_lanes<T>;
     if (count >= L::size) {
       batches_as_lines<H, T>(first, count, packed, [&](const int*, auto* lines, auto* other) {

@@ -373,6 +373,21 @@ __forceinline__ bool side_by_side(const F& f, int b) {
   return true;
 }
 
+/// Whether a Load fills a group's lanes whole: fill_lanes<N>(batch, lines)
+/// sets lane l of lines[i] to load(batch[l], i) for every i < N, the same
+/// bits, and returns true, or returns false having set nothing where it
+/// cannot.
+template <typename F, typename = void>
+struct has_fill_lanes {
+  static constexpr bool value = false;
+};
+template <typename F>
+struct has_fill_lanes<
+    F, decltype((void)std::declval<const F&>().template fill_lanes<1>(
+           (const int*)nullptr, (cplx<::spectral_host::wide_lanes<float>>*)nullptr))> {
+  static constexpr bool value = true;
+};
+
 /// Whether a Store takes a group's lanes whole: put_lanes<N>(batch, y)
 /// stores lane l of y[k] as store(batch[l], k, .) would for every k < N,
 /// with the same arithmetic on the lanes (the same bits), and returns true,
@@ -466,8 +481,9 @@ __forceinline__ void store_lanes(const Store& store, const int* batch, int valid
 /// entries ahead prefetched: a strided line's cache lines are in no hardware
 /// prefetcher's stride. Where each lane's line is a run (runs_of), V entries
 /// of each are read as vectors and turned into lanes; elsewhere each lane's
-/// entry is gathered in registers (gather_pairs). store_lanes does the
-/// reverse for Stores that can (has_put_lanes, has_put_run).
+/// entry is gathered in registers (gather_pairs). A Load that fills a group
+/// whole (has_fill_lanes: C2R's packing) does so where it can. store_lanes
+/// does the reverse for Stores that can (has_put_lanes, has_put_run).
 template <int N, typename T, typename Load, typename Transform, typename Finish>
 __forceinline__ void batches_as_lines(int first, int count, Load load, Transform transform,
                                       Finish finish) {
@@ -479,11 +495,14 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
     int batch[V];
     for (int l = 0; l < V; ++l) batch[l] = b + l < end ? b + l : end - 1;
     const bool full = b + V <= end;
+    bool filled = false;  // by the Load itself (has_fill_lanes)
+    if constexpr (has_fill_lanes<Load>::value)
+      filled = full && load.template fill_lanes<N>(batch, lines);
     bool addressed = false;
     if constexpr (has_address<Load>::value) {
-      addressed = load.address(b, 0) != nullptr;
-      if (!addressed) {
-        // no address this call (a strided PairLoad): value by value below
+      addressed = !filled && load.address(b, 0) != nullptr;
+      if (filled || !addressed) {
+        // filled, or no address this call (a strided PairLoad): value by value below
       } else if (full && side_by_side<V, T>(load, b)) {
         for (int i = 0; i < N; ++i) {
           if (i + PREFETCH < N) __builtin_prefetch(load.address(b, i + PREFETCH));
@@ -510,7 +529,7 @@ __forceinline__ void batches_as_lines(int first, int count, Load load, Transform
         }
       }
     }
-    if (!addressed)
+    if (!filled && !addressed)
       for (int i = 0; i < N; ++i) {
 #pragma GCC unroll 8
         for (int l = 0; l < V; ++l) set_lane(lines[i], l, load(batch[l], i));
