@@ -60,7 +60,8 @@ __device__ __forceinline__ cplx<T> packed_bin(const Load& load, int batch, int k
 /// where `load` says where its bins are and each line's H + 1 bins are a
 /// run: bins k to k + V - 1, and H - k - V + 1 to H - k, of each line read as
 /// vectors and turned into lanes, then packed lane by lane (packed_bin's
-/// arithmetic: the same bits).
+/// arithmetic: the same bits, a NaN's payload and sign aside, as
+/// host_lanes.h says).
 template <typename T, typename Load>
 struct PackedBins {
   Load load;

@@ -376,7 +376,8 @@ __forceinline__ bool side_by_side(const F& f, int b) {
 /// Whether a Load fills a group's lanes whole: fill_lanes<N>(batch, lines)
 /// sets lane l of lines[i] to load(batch[l], i) for every i < N, the same
 /// bits, and returns true, or returns false having set nothing where it
-/// cannot.
+/// cannot. (Detected with lanes of float: a fill_lanes must take any
+/// lanes type, as has_put_lanes' put_lanes must.)
 template <typename F, typename = void>
 struct has_fill_lanes {
   static constexpr bool value = false;
