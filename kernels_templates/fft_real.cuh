@@ -114,16 +114,15 @@ __forceinline__ void store_pairs_lanes(const Store& store, const int* batch, int
                                        const cplx<L>* x) {
   using T = decltype(lane_of(x[0].re, 0));
   const PairStore<T, Store> pairs{store};
-  if constexpr (has_put_run<PairStore<T, Store>>::value && H % L::size == 0)
-    if (pairs.runs()) {
-      for (int n = 0; n < H; n += L::size) {
+  int n = 0;
+  if constexpr (has_put_run<PairStore<T, Store>>::value)
+    if (pairs.runs())
+      for (; n + L::size <= H; n += L::size) {
         cplx<L> runs[L::size];
         turned(x + n, runs);
         for (int l = 0; l < valid; ++l) pairs.put_run(batch[l], n, runs[l]);
       }
-      return;
-    }
-  for (int n = 0; n < H; ++n)
+  for (; n < H; ++n)
     for (int l = 0; l < valid; ++l) {
       store(batch[l], 2 * n, x[n].re[l]);
       store(batch[l], 2 * n + 1, x[n].im[l]);

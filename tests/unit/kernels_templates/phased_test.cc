@@ -180,6 +180,11 @@ TEST(PhasedSchedule, RealAndCosineLinesMatchFibers) {
   expect_same_both_ways(axis(FftKind::kRealForward, 2, 60, 3, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 9, 256, 1, true));
   expect_same_both_ways(axis(FftKind::kRealInverse, 2, 60, 3, false));
+  // Half lengths not a multiple of the lanes, along the last axis: runs,
+  // then the bins or pairs past the last whole run one by one.
+  expect_same_both_ways(axis(FftKind::kRealForward, 300, 60, 1, false), /*specials=*/true);
+  expect_same_both_ways(axis(FftKind::kRealInverse, 300, 60, 1, false));
+  expect_same_both_ways(axis(FftKind::kRealInverse, 300, 60, 1, true));
   // Longer than a block holds: the half-length four-step and the (un)packing
   // step between it and the spectrum (axis_map), with inner 1 and 3.
   expect_same_both_ways(axis(FftKind::kRealForward, 2, 65536, 1, false));
