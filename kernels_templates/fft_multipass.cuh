@@ -203,7 +203,8 @@ struct FourStepTwiddleStore {
                               : nullptr;
     if (made != nullptr) made += size_t(j2 / V) * N;
     for (int k1 = 0; k1 < N; ++k1) {
-      const cplx<L> w = made != nullptr ? made[k1] : four_step_twiddle_lanes<L>(hi, lo, shift, k1, j2);
+      const cplx<L> w =
+          made != nullptr ? made[k1] : four_step_twiddle_lanes<L>(hi, lo, shift, k1, j2);
       const cplx<L> value = y[k1] * (FORWARD ? w : conj(w));
       ::spectral_host::store_pairs(&row[(long long)k1 * layout.inner].re, value.re, value.im);
     }

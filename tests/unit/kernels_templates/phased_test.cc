@@ -475,8 +475,9 @@ void four_step_twiddles_both_ways() {
     int count = lines;
     const Dim3 grid{uint32_t(lines * 64 / 8), 1, 1}, block{2, 8, 1};
     const size_t shared = 8 * 16 * sizeof(std::complex<T>);
-    const std::vector<uint8_t> loops = run_kernel(host_device(HostSchedule::kPhased), **loaded,
-                                                  grid, block, input, data.size(), {&count}, shared);
+    const std::vector<uint8_t> loops =
+        run_kernel(host_device(HostSchedule::kPhased), **loaded, grid, block, input, data.size(),
+                   {&count}, shared);
     const std::vector<uint8_t> fibered = run_unit(host_device(HostSchedule::kFibers), unit, grid,
                                                   block, input, data.size(), {&count}, shared);
     ASSERT_EQ(loops.size(), data.size());
