@@ -106,27 +106,13 @@ struct PackedBins {
 };
 
 /// The C2R forms' end for lanes: lane l of x_n is the real pair 2n, 2n + 1
-/// of batch[l], for the first `valid` lanes. Where the lines are runs
-/// (PairStore's put_run, a plain RealStore of the last axis), V pairs of a
-/// lane at once, turned from lanes to runs in registers.
+/// of batch[l], for the first `valid` lanes: store_lanes through a PairStore
+/// (whose put_run writes V pairs of a plain RealStore's last axis at once).
 template <int H, typename Store, typename L>
 __forceinline__ void store_pairs_lanes(const Store& store, const int* batch, int valid,
                                        const cplx<L>* x) {
   using T = decltype(lane_of(x[0].re, 0));
-  const PairStore<T, Store> pairs{store};
-  int n = 0;
-  if constexpr (has_put_run<PairStore<T, Store>>::value)
-    if (pairs.runs())
-      for (; n + L::size <= H; n += L::size) {
-        cplx<L> runs[L::size];
-        turned(x + n, runs);
-        for (int l = 0; l < valid; ++l) pairs.put_run(batch[l], n, runs[l]);
-      }
-  for (; n < H; ++n)
-    for (int l = 0; l < valid; ++l) {
-      store(batch[l], 2 * n, x[n].re[l]);
-      store(batch[l], 2 * n + 1, x[n].im[l]);
-    }
+  store_lanes<H>(PairStore<T, Store>{store}, batch, valid, x);
 }
 
 /// The R2C forms' end for lanes: bins k in [0, H] of the line of batch[l]

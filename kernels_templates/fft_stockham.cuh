@@ -442,28 +442,27 @@ __forceinline__ bool runs_of(const F& f, const int* batch) {
 /// lanes (batches_as_lines' usual end). A Store that takes the group whole
 /// (has_put_lanes) does; one whose lines are runs (has_put_run: runs())
 /// takes each lane's V neighbouring entries at once, turned from lanes to
-/// runs in registers.
+/// runs in registers, up to the last whole run; the rest one by one.
 template <int N, typename Store, typename L>
 __forceinline__ void store_lanes(const Store& store, const int* batch, int valid,
                                  const cplx<L>* y) {
   constexpr int V = L::size;
   if constexpr (has_put_lanes<Store>::value)
     if (valid == V && store.template put_lanes<N>(batch, y)) return;
-  if constexpr (has_put_run<Store>::value && N % V == 0)
-    if (store.runs()) {
-      for (int k = 0; k < N; k += V) {
+  int k = 0;
+  if constexpr (has_put_run<Store>::value)
+    if (store.runs())
+      for (; k + V <= N; k += V) {
         cplx<L> runs[V];
         turned(y + k, runs);
         for (int l = 0; l < valid; ++l) store.put_run(batch[l], k, runs[l]);
       }
-      return;
-    }
   if (valid == V) {
-    for (int k = 0; k < N; ++k)
+    for (; k < N; ++k)
 #pragma GCC unroll 8
       for (int l = 0; l < L::size; ++l) store(batch[l], k, lane_of(y[k], l));
   } else {
-    for (int k = 0; k < N; ++k)
+    for (; k < N; ++k)
       for (int l = 0; l < valid; ++l) store(batch[l], k, lane_of(y[k], l));
   }
 }
